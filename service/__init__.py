@@ -1,0 +1,1 @@
+"""Card Referee: a rules-adjudication service for card games."""

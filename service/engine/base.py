@@ -1,0 +1,229 @@
+"""What every game is: a ``Game`` subclass that reads like its rule book.
+
+A state is the plain JSON object of the whole match. The core owns a few keys every game has:
+
+    game, v, players, options, seed, deals (explicit deals still to use), dealings (how many
+    dealings so far), phase ("over" once the match has ended)
+
+A game adds its own keys, and implements:
+
+    start(state)                 deal the first deal into a fresh state
+    phases                       {phase: {action: handler}}; a handler checks the move, raises
+                                 IllegalMove, and only then changes the state
+    to_act(state), legal_moves(state), result(state)
+    validate(state)              every invariant of a client-supplied state (InvalidState)
+    card_groups(state)           every place a card can be, for the conservation check
+    validate_deal(deal, n, opts) an explicit deal's shape for this game (InvalidDeal)
+
+and may override ``view`` when more than the hands and ``secret_keys`` are hidden.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from .cards import Card
+from .checks import need, need_cards, need_exact_keys, need_int, need_list, need_pack
+from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
+from .moves import Action, Move, parse_move
+from .options import FIRST_DEALER, Option, Options, read_options
+from .rng import seed_bytes, shuffled
+
+State = dict[str, Any]
+Event = dict[str, Any]
+Handler = Callable[[State, Move, list[Event]], None]
+Deal = dict[str, Any]
+
+CORE_KEYS = ("game", "v", "players", "options", "seed", "deals", "dealings", "phase")
+STATE_VERSION = 1
+OVER = "over"
+
+
+class Game:
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int] = 4
+    options: ClassVar[tuple[Option, ...]] = ()
+    actions: ClassVar[Mapping[str, Action]] = {}
+    # keys of the state no seat ever sees (the hands are handled separately)
+    secret_keys: ClassVar[frozenset[str]] = frozenset({"seed", "deals", "rest"})
+    # option sets the property tests play, besides the defaults
+    sample_options: ClassVar[tuple[Mapping[str, Any], ...]] = ()
+
+    def __init__(self) -> None:
+        self.phases: dict[str, dict[str, Handler]] = self.build_phases()
+
+    # ----- to implement ---------------------------------------------------------------
+    def build_phases(self) -> dict[str, dict[str, Handler]]:
+        raise NotImplementedError
+
+    def pack(self, n: int, options: Options) -> Sequence[Card]:
+        raise NotImplementedError
+
+    def start(self, state: State) -> None:
+        raise NotImplementedError
+
+    def to_act(self, state: State) -> list[int]:
+        raise NotImplementedError
+
+    def legal_moves(self, state: State) -> list[Move]:
+        raise NotImplementedError
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def validate(self, state: State) -> None:
+        raise NotImplementedError
+
+    def card_groups(self, state: State) -> list[Sequence[Card]]:
+        raise NotImplementedError
+
+    def distribute(self, cards: list[Card], state: State) -> Deal:
+        """Turn a shuffled pack into ``{"hands": [...], "rest": [...]}`` for the current dealer."""
+        raise NotImplementedError
+
+    def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
+        """Default: hands plus rest are exactly the pack. Games add hand sizes and rest shape."""
+        need_pack_deal(deal, self.pack(n, options))
+
+    def check_options(self, options: Options, n: int) -> None:
+        """Cross-option checks; raise InvalidOptions."""
+
+    # ----- shared machinery ------------------------------------------------------------
+    def all_options(self) -> tuple[Option, ...]:
+        return (*self.options, FIRST_DEALER) if all(o.name != "first_dealer" for o in self.options) else self.options
+
+    def read_options(self, raw: Any, n: int) -> Options:
+        opts = read_options(self.all_options(), raw, n)
+        self.check_options(opts, n)
+        return opts
+
+    def new_state(self, players: int, options: Options, seed: str, deals: list[Deal]) -> State:
+        state: State = {
+            "game": self.id, "v": STATE_VERSION, "players": players, "options": options,
+            "seed": seed, "deals": deals, "dealings": 0, "phase": "",
+        }
+        self.start(state)
+        return state
+
+    def next_deal(self, state: State) -> Deal:
+        """The next dealing of cards: the next explicit deal if any is left, else the seeded shuffle."""
+        index = state["dealings"]
+        state["dealings"] = index + 1
+        if state["deals"]:
+            deal: Deal = state["deals"].pop(0)
+            return {"hands": [list(h) for h in deal["hands"]], "rest": list(deal["rest"])}
+        cards = shuffled(self.pack(state["players"], state["options"]), state["seed"], f"{self.id}/{index}")
+        return self.distribute(cards, state)
+
+    def dispatch(self, state: State, move: Move, events: list[Event]) -> None:
+        """Route a well-formed move to its phase's handler (``wrong_phase`` when it has none)."""
+        handler = self.phases.get(state["phase"], {}).get(move["action"])
+        if handler is None:
+            raise IllegalMove("wrong_phase", f"'{move['action']}' is not possible now ({state['phase']} phase).")
+        handler(state, move, events)
+
+    def parse_move(self, raw: Any, state: State) -> Move:
+        return parse_move(raw, self.actions, state["players"])
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret."""
+        out = {k: v for k, v in state.items() if k not in self.secret_keys}
+        hands = state.get("hands")
+        if isinstance(hands, list):
+            out["hands"] = [list(h) if s == seat else None for s, h in enumerate(hands)]
+            out["hand_sizes"] = [len(h) for h in hands]
+        out["seat"] = seat
+        return out
+
+    def validate_core(self, state: State) -> None:
+        need(state.get("game") == self.id, f"This state is not a {self.name} state.")
+        need(state.get("v") == STATE_VERSION, f"Unsupported state version (expected {STATE_VERSION}).")
+        n = need_int(state.get("players"), "players", self.min_players, self.max_players)
+        options = state.get("options")
+        try:
+            normal = self.read_options(options, n)
+        except InvalidOptions as exc:
+            raise InvalidState(f"The state's options are invalid: {exc.message}") from exc
+        need(normal == options, "The state's options are incomplete or not in normal form.")
+        seed = state.get("seed")
+        need(isinstance(seed, str) and is_hex_seed(seed), "'seed' must be a string of hex digits.")
+        for deal in need_list(state.get("deals"), "deals"):
+            try:
+                self.check_deal(deal, n, normal)
+            except InvalidDeal as exc:
+                raise InvalidState(f"A pending deal is invalid: {exc.message}") from exc
+        need_int(state.get("dealings"), "dealings", 0)
+        need(isinstance(state.get("phase"), str) and (state["phase"] in self.phases or state["phase"] == OVER),
+             "'phase' is not a phase of this game.")
+
+    def check_deal(self, deal: Any, n: int, options: Options) -> None:
+        """An explicit deal: ``{"hands": [<n lists of cards>], "rest": [cards]}``, valid for this game."""
+        if not isinstance(deal, dict) or set(deal) != {"hands", "rest"}:
+            raise InvalidDeal("A deal must be an object with exactly 'hands' and 'rest'.")
+        hands = deal["hands"]
+        if not isinstance(hands, list) or len(hands) != n:
+            raise InvalidDeal(f"A deal needs one hand per player ({n}).")
+        try:
+            for s, h in enumerate(hands):
+                need_cards(h, f"hands[{s}]")
+            need_cards(deal["rest"], "rest")
+        except InvalidState as exc:
+            raise InvalidDeal(exc.message) from exc
+        self.validate_deal(deal, n, options)
+
+    def check_state(self, state: State) -> None:
+        """Full validation of a client-supplied state: the core keys, then the game's invariants."""
+        need(isinstance(state, dict), "A state must be a JSON object.")
+        self.validate_core(state)
+        self.validate(state)
+        need_pack(self.card_groups(state), self.pack(state["players"], state["options"]))
+
+    def known_keys(self, state: State, game_keys: Sequence[str]) -> None:
+        need_exact_keys(state, "state", (*CORE_KEYS, *game_keys))
+
+
+def is_hex_seed(seed: str) -> bool:
+    if not 1 <= len(seed) <= 128:
+        return False
+    try:
+        seed_bytes(seed)
+    except ValueError:
+        return False
+    return True
+
+
+def need_pack_deal(deal: Deal, pack: Sequence[Card]) -> None:
+    try:
+        need_pack([*deal["hands"], deal["rest"]], pack)
+    except InvalidState as exc:
+        raise InvalidDeal("The deal is not exactly the game's pack: " + exc.message) from exc
+
+
+def need_hand_sizes(deal: Deal, size: int) -> None:
+    for s, hand in enumerate(deal["hands"]):
+        if len(hand) != size:
+            raise InvalidDeal(f"Seat {s} must be dealt {size} cards, not {len(hand)}.")
+
+
+def play_moves(seat: int, cards: Sequence[Card]) -> list[Move]:
+    return [{"seat": seat, "action": "play", "card": c} for c in cards]
+
+
+def not_your_turn(seat: int, on_turn: int | None) -> IllegalMove:
+    who = f"seat {on_turn}" if on_turn is not None else "someone else"
+    return IllegalMove("not_your_turn", f"It is not your turn: {who} is to play.", seat=seat)
+
+
+def require_turn(move: Move, on_turn: int) -> None:
+    if move["seat"] != on_turn:
+        raise not_your_turn(move["seat"], on_turn)
+
+
+def require_in_hand(hand: Sequence[Card], card: Card) -> None:
+    if card not in hand:
+        from .cards import card_name
+        raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)

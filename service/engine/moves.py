@@ -1,0 +1,89 @@
+"""Moves: the JSON objects clients send, ``{"seat": 1, "action": "play", "card": "QS"}``.
+
+Each game declares its vocabulary as ``Action`` values; ``parse_move`` checks a move against it
+before any rule is consulted, so a game's handlers only ever see well-formed moves.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import ALL_CODES
+from .errors import IllegalMove
+
+Move = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A move parameter. kind: ``card``, ``cards`` (list of distinct codes), ``integer``, ``string``."""
+
+    kind: str
+    doc: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def valid(self, value: Any) -> bool:
+        if self.kind == "card":
+            return isinstance(value, str) and value in ALL_CODES
+        if self.kind == "cards":
+            return isinstance(value, list) and all(isinstance(c, str) and c in ALL_CODES for c in value)
+        if self.kind == "integer":
+            return (isinstance(value, int) and not isinstance(value, bool)
+                    and (self.minimum is None or value >= self.minimum)
+                    and (self.maximum is None or value <= self.maximum))
+        return isinstance(value, str) and (not self.choices or value in self.choices)
+
+    def schema(self) -> dict[str, Any]:
+        if self.kind == "card":
+            return {"$ref": "#/components/schemas/Card"}
+        if self.kind == "cards":
+            return {"type": "array", "items": {"$ref": "#/components/schemas/Card"}}
+        if self.kind == "integer":
+            out: dict[str, Any] = {"type": "integer"}
+            if self.minimum is not None:
+                out["minimum"] = self.minimum
+            if self.maximum is not None:
+                out["maximum"] = self.maximum
+            return out
+        return {"type": "string", "enum": list(self.choices)} if self.choices else {"type": "string"}
+
+
+@dataclass(frozen=True)
+class Action:
+    doc: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    example: Mapping[str, Any] = field(default_factory=dict)
+
+
+def parse_move(raw: Any, vocabulary: Mapping[str, Action], players: int) -> Move:
+    """The move itself when it is well formed for this game; else IllegalMove.
+
+    Reasons: ``invalid_parameters`` (not an object, bad seat, bad or missing parameter) and
+    ``unknown_action`` (a verb this game does not have).
+    """
+    if not isinstance(raw, dict):
+        raise IllegalMove("invalid_parameters", "A move must be a JSON object with 'seat' and 'action'.")
+    seat = raw.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise IllegalMove("invalid_parameters", f"'seat' must be a seat number from 0 to {players - 1}.")
+    action = raw.get("action")
+    if not isinstance(action, str) or action not in vocabulary:
+        verbs = ", ".join(vocabulary)
+        raise IllegalMove("unknown_action", f"This game has no action {action!r}; its actions are: {verbs}.",
+                          action=action if isinstance(action, str) else None)
+    spec = vocabulary[action]
+    for key, value in raw.items():
+        if key in ("seat", "action"):
+            continue
+        param = spec.params.get(key)
+        if param is None:
+            raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
+        if not param.valid(value):
+            raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
+    missing = [k for k in spec.params if k not in raw]
+    if missing:
+        raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
+    return raw

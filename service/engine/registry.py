@@ -1,0 +1,28 @@
+"""The games the service knows: every module in ``service.engine.games`` that defines ``GAME``."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from . import games as games_pkg
+from .base import Game
+from .errors import UnknownGame
+
+
+@cache
+def all_games() -> dict[str, Game]:
+    found: dict[str, Game] = {}
+    for info in sorted(pkgutil.iter_modules(games_pkg.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{games_pkg.__name__}.{info.name}")
+        game = getattr(module, "GAME", None)
+        if isinstance(game, Game):
+            found[game.id] = game
+    return found
+
+
+def get_game(game_id: str) -> Game:
+    game = all_games().get(game_id)
+    if game is None:
+        raise UnknownGame(f"There is no game '{game_id}'. Known games: {', '.join(all_games())}.", game=game_id)
+    return game

@@ -1,0 +1,145 @@
+"""The shared trick-taking core: who may play what to a trick, and who wins it.
+
+A trick in a state is ``{"plays": [[seat, card], ...]}``; a completed trick also has ``"winner"``.
+Games *configure* these rules with a :class:`TrickRules` value instead of writing their own.
+
+The duty to play a card is a ladder of narrowing steps, checked in the order the rule books give:
+follow suit, then head the trick; when void, trump, then overtrump (and what to do when one
+cannot overtrump). Each step that narrows the choice names the reason a card outside it is illegal,
+so the legal list and the refusal can never disagree.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import RANKS, Card, card_name, suit_name
+from .errors import IllegalMove
+
+Play = Sequence  # [seat, card]
+
+
+@dataclass(frozen=True, slots=True)
+class TrickRules:
+    """How cards are ranked and what a follower must play.
+
+    order:        ranks of a plain suit, low to high.
+    trump_order:  ranks of the trump suit, low to high (defaults to ``order``).
+    follow:       a follower holding the suit led must play it.
+    head:         a follower of the suit led must beat the best card of that suit so far if able
+                  (not once the trick has been trumped, when following can no longer win it).
+    must_trump:   a follower void in the suit led must play a trump if able.
+    overtrump:    a follower who must trump a trick that is already trumped must beat the best trump
+                  if able; if also ``head`` and trumps were led, heading already covers it.
+    undertrump:   when one must trump but cannot overtrump: ``"required"`` (any trump still),
+                  ``"allowed"`` (any card), ``"forbidden"`` (a lower trump only when holding nothing else).
+    """
+
+    order: str = RANKS
+    trump_order: str | None = None
+    follow: bool = True
+    head: bool = False
+    must_trump: bool = False
+    overtrump: bool = False
+    undertrump: str = "required"
+
+    def strengths(self) -> tuple[dict[str, int], dict[str, int]]:
+        plain = {r: i for i, r in enumerate(self.order)}
+        trumps = {r: i for i, r in enumerate(self.trump_order or self.order)}
+        return plain, trumps
+
+
+class TrickTable:
+    """A TrickRules made fast to consult: precomputed strengths. Build one per configuration."""
+
+    __slots__ = ("rules", "plain", "trumps")
+
+    def __init__(self, rules: TrickRules) -> None:
+        self.rules = rules
+        self.plain, self.trumps = rules.strengths()
+
+    def beats(self, card: Card, best: Card, trump: str | None) -> bool:
+        """Does ``card`` beat ``best`` (the current winner of a trick)?"""
+        if card[1] == best[1]:
+            table = self.trumps if card[1] == trump else self.plain
+            return table[card[0]] > table[best[0]]
+        return card[1] == trump
+
+    def winning_index(self, cards: Sequence[Card], trump: str | None) -> int:
+        best = 0
+        for i in range(1, len(cards)):
+            if self.beats(cards[i], cards[best], trump):
+                best = i
+        return best
+
+    def winner(self, plays: Sequence[Play], trump: str | None = None) -> int:
+        """The seat that wins a complete (or partial) trick."""
+        return int(plays[self.winning_index([p[1] for p in plays], trump)][0])
+
+    def ladder(self, hand: Sequence[Card], plays: Sequence[Play], trump: str | None) -> list[tuple[list[Card], str]]:
+        """The narrowing steps of the duty to play, each with the reason for cards it excludes."""
+        if not plays:
+            return []
+        rules = self.rules
+        led = plays[0][1][1]
+        cards = [p[1] for p in plays]
+        steps: list[tuple[list[Card], str]] = []
+        following = [c for c in hand if c[1] == led]
+        if following and rules.follow:
+            steps.append((following, "must_follow_suit"))
+            trumped = led != trump and any(c[1] == trump for c in cards)
+            if rules.head and not trumped:
+                best = cards[self.winning_index(cards, trump)]
+                higher = [c for c in following if self.beats(c, best, trump)]
+                if higher:
+                    steps.append((higher, "must_head_trick"))
+            return steps
+        trumps = [c for c in hand if c[1] == trump] if trump else []
+        if not (rules.must_trump and trumps):
+            return steps
+        trumped_by = [c for c in cards if c[1] == trump]
+        if not (rules.overtrump and trumped_by):
+            steps.append((trumps, "must_trump"))
+            return steps
+        best = cards[self.winning_index(cards, trump)]
+        higher = [c for c in trumps if self.beats(c, best, trump)]
+        if higher:
+            steps.append((trumps, "must_trump"))
+            steps.append((higher, "must_overtrump"))
+        elif rules.undertrump == "required":
+            steps.append((trumps, "must_trump"))
+        elif rules.undertrump == "forbidden":
+            others = [c for c in hand if c[1] != trump]
+            if others:
+                steps.append((others, "undertrump_forbidden"))
+        return steps
+
+    def legal_cards(self, hand: Sequence[Card], plays: Sequence[Play], trump: str | None = None) -> list[Card]:
+        steps = self.ladder(hand, plays, trump)
+        return list(steps[-1][0]) if steps else list(hand)
+
+    def check(self, hand: Sequence[Card], plays: Sequence[Play], card: Card, trump: str | None = None) -> None:
+        """Raise IllegalMove with the first duty ``card`` breaks; the card must be in the hand."""
+        for allowed, reason in self.ladder(hand, plays, trump):
+            if card not in allowed:
+                raise IllegalMove(reason, _explain(reason, plays, allowed, trump), card=card)
+
+
+def _explain(reason: str, plays: Sequence[Play], allowed: Sequence[Card], trump: str | None) -> str:
+    led = plays[0][1][1]
+    if reason == "must_follow_suit":
+        return f"You must follow suit: you hold {suit_name(led)}."
+    if reason == "must_head_trick":
+        return f"You must beat the best {suit_name(led)[:-1]} in the trick: you can, with " + _list(allowed) + "."
+    if reason == "must_trump":
+        return f"You have no {suit_name(led)}, so you must play a trump ({suit_name(trump or led)})."
+    if reason == "must_overtrump":
+        return "You must beat the highest trump in the trick: you can, with " + _list(allowed) + "."
+    if reason == "undertrump_forbidden":
+        return "You may not play a lower trump while you hold a card of another suit."
+    return "That card may not be played now."
+
+
+def _list(cards: Sequence[Card]) -> str:
+    names = [card_name(c) for c in cards]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

@@ -1,0 +1,90 @@
+"""Random legal play for tests: drive any game to the end while checking the invariants."""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from service import engine
+from service.engine import IllegalMove, State
+
+Check = Callable[[State, State, dict[str, Any]], None]
+
+
+def leaks(view: Any, secret_cards: set[str]) -> set[str]:
+    """Every card code of ``secret_cards`` that appears anywhere in ``view``."""
+    found: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            if x in secret_cards:
+                found.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(view)
+    return found
+
+
+def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, rng: random.Random,
+                max_moves: int = 20000, check_every: int = 1) -> tuple[State, int]:
+    """Play random legal moves to the end, checking the invariants after each move."""
+    state = engine.new_match(game_id, players, options, seed)
+    game = engine.get_game(game_id)
+    engine.check_state(game_id, state)
+    moves = 0
+    while not engine.is_finished(state):
+        legal = engine.legal_moves(state)
+        assert legal, f"no legal move before the end (phase {state['phase']})"
+        assert sorted({m["seat"] for m in legal}) == engine.to_act(state), "to_act differs from the seats in legal_moves"
+        if moves % check_every == 0:
+            check_rejections(state, legal, rng)
+        move = rng.choice(legal)
+        state, _ = engine.apply(state, move)
+        moves += 1
+        if moves % check_every == 0:
+            engine.check_state(game_id, state)
+        assert moves < max_moves, "the match does not end"
+    engine.check_state(game_id, state)
+    assert engine.legal_moves(state) == [] and engine.to_act(state) == []
+    res = engine.result(state)
+    assert res is not None and sum(res["payoffs"]) == 0, f"payoffs do not balance: {res}"
+    assert sorted(res["ranking"]) == list(range(players))
+    assert game.card_groups(state) is not None
+    return state, moves
+
+
+def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Random) -> None:
+    """A sample of other listed moves is accepted; plays not listed are refused with a reason."""
+    for m in rng.sample(legal, min(3, len(legal))):
+        engine.apply(state, m)
+    acting = {m["seat"] for m in legal}
+    n = state["players"]
+    idle = [s for s in range(n) if s not in acting]
+    for m in legal:
+        if m["action"] != "play":
+            continue
+        if idle:
+            wrong = dict(m, seat=rng.choice(idle))
+            expect_illegal(state, wrong)
+        hand = state.get("hands", [[]] * n)[m["seat"]] if isinstance(state.get("hands"), list) else []
+        listed = {x.get("card") for x in legal if x["seat"] == m["seat"] and x["action"] == "play"}
+        for card in hand:
+            if isinstance(card, str) and card not in listed:
+                expect_illegal(state, dict(m, card=card))
+        break
+    expect_illegal(state, {"seat": legal[0]["seat"], "action": "no_such_action"}, "unknown_action")
+
+
+def expect_illegal(state: State, move: dict[str, Any], reason: str | None = None) -> str:
+    try:
+        engine.apply(state, move)
+    except IllegalMove as exc:
+        assert exc.reason and exc.message
+        if reason is not None:
+            assert exc.reason == reason, f"{move}: expected {reason}, got {exc.reason}"
+        return exc.reason
+    raise AssertionError(f"illegal move accepted: {move}")

@@ -1,0 +1,56 @@
+"""Random legal play to the end for every registered game, player count and sample option set.
+
+After every move: the state validates (cards conserved, phase and turn consistent), the listed legal
+moves are accepted and unlisted plays refused, ``to_act`` matches the legal moves, and at the end
+the payoffs balance. Views never show another seat's hand.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service import engine
+
+from .playout import leaks, play_to_end
+
+CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
+
+
+def option_sets(game_id: str) -> list[dict]:
+    game = engine.get_game(game_id)
+    return [{}, *[dict(o) for o in game.sample_options]]
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+@settings(max_examples=int(__import__("os").environ.get("PLAYOUTS", "12")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.binary(min_size=1, max_size=16), pick=st.integers(0, 2**32 - 1), which=st.integers(0, 99))
+def test_random_playouts(game_id: str, players: int, seed: bytes, pick: int, which: int) -> None:
+    sets = option_sets(game_id)
+    options = dict(sets[which % len(sets)])
+    if "first_dealer" in options:
+        options["first_dealer"] %= players
+    try:
+        play_to_end(game_id, players, options, seed.hex(), random.Random(pick))
+    except engine.InvalidOptions:
+        pytest.skip("option set not valid for this player count")
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_views_hide_other_hands(game_id: str, players: int) -> None:
+    rng = random.Random(7)
+    state = engine.new_match(game_id, players, {}, "5eed")
+    for _ in range(40):
+        if engine.is_finished(state):
+            break
+        hands = state.get("hands") or []
+        hidden_everywhere = set(state.get("rest") or [])
+        for seat in [None, *range(players)]:
+            others = {c for s, h in enumerate(hands) if s != seat for c in h}
+            view = engine.view(state, seat)
+            assert "seed" not in view and "deals" not in view
+            assert not leaks(view, others | hidden_everywhere), f"view of seat {seat} leaks hidden cards"
+        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
