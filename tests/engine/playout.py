@@ -42,7 +42,7 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
         assert sorted({m["seat"] for m in legal}) == engine.to_act(state), "to_act differs from the seats in legal_moves"
         if moves % check_every == 0:
             check_rejections(state, legal, rng)
-        move = rng.choice(legal)
+        move = concrete(rng.choice(legal), rng)
         state, _ = engine.apply(state, move)
         moves += 1
         if moves % check_every == 0:
@@ -60,7 +60,7 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
 def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Random) -> None:
     """A sample of other listed moves is accepted; plays not listed are refused with a reason."""
     for m in rng.sample(legal, min(3, len(legal))):
-        engine.apply(state, m)
+        engine.apply(state, concrete(m, rng))
     acting = {m["seat"] for m in legal}
     n = state["players"]
     idle = [s for s in range(n) if s not in acting]
@@ -77,6 +77,15 @@ def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Rand
                 expect_illegal(state, dict(m, card=card))
         break
     expect_illegal(state, {"seat": legal[0]["seat"], "action": "no_such_action"}, "unknown_action")
+
+
+def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A listed move with any range parameter (``{"min": a, "max": b}``) replaced by a value in it."""
+    out = dict(move)
+    for key, value in move.items():
+        if isinstance(value, dict) and set(value) == {"min", "max"}:
+            out[key] = rng.randint(value["min"], value["max"])
+    return out
 
 
 def expect_illegal(state: State, move: dict[str, Any], reason: str | None = None) -> str:
