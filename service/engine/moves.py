@@ -13,6 +13,7 @@ from .cards import ALL_CODES
 from .errors import IllegalMove
 
 Move = dict[str, Any]
+CARD_PATTERN = "^([2-9TJQKA][CDHS]|JK)$"
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,14 @@ class Param:
                     and (self.maximum is None or value <= self.maximum))
         return isinstance(value, str) and (not self.choices or value in self.choices)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self, refs: bool = True) -> dict[str, Any]:
+        """JSON Schema of the value; ``refs`` points cards at the OpenAPI component ``Card``."""
+        card: dict[str, Any] = {"$ref": "#/components/schemas/Card"} if refs else {
+            "type": "string", "pattern": CARD_PATTERN}
         if self.kind == "card":
-            return {"$ref": "#/components/schemas/Card"}
+            return card
         if self.kind == "cards":
-            return {"type": "array", "items": {"$ref": "#/components/schemas/Card"}}
+            return {"type": "array", "items": card}
         if self.kind == "integer":
             out: dict[str, Any] = {"type": "integer"}
             if self.minimum is not None:

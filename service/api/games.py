@@ -1,0 +1,120 @@
+"""Stateless adjudication: the catalogue, new, move, legal-moves, view and replay.
+
+Each handler translates HTTP into engine calls and back; the rules live in service.engine.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from flask import Blueprint, Response, current_app
+
+from .. import engine
+from ..engine import Event, IllegalMove, RulesError, State
+from ..engine.catalogue import describe
+from . import schemas
+from .codec import StateCodec
+from .errors import ApiError
+from .json import body, reply
+
+bp = Blueprint("games", __name__)
+log = logging.getLogger("service.api")
+_ENGINE_FAULTS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
+def codec() -> StateCodec:
+    c: StateCodec = current_app.extensions["state_codec"]
+    return c
+
+
+def envelope(state: State, events: list[Event]) -> dict[str, Any]:
+    finished = engine.is_finished(state)
+    return {"state": codec().dump(state), "to_act": engine.to_act(state), "legal_moves": engine.legal_moves(state),
+            "events": events, "finished": finished, "result": engine.result(state)}
+
+
+def guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run an engine call on a client-supplied state; a fault there means the state was inconsistent."""
+    try:
+        return fn(*args, **kwargs)
+    except RulesError:
+        raise
+    except _ENGINE_FAULTS:
+        log.exception("engine fault on a validated state")
+        raise engine.InvalidState("The state is inconsistent and cannot be adjudicated.") from None
+
+
+def new_seed() -> str:
+    return secrets.token_hex(16)
+
+
+def start_match(game_id: str, spec: dict[str, Any]) -> State:
+    deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
+    seed = spec.get("seed") or new_seed()
+    return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals)
+
+
+@bp.get("/v1/games")
+def catalogue() -> Response:
+    return reply({"games": [describe(g, full=False) for g in engine.all_games().values()]})
+
+
+@bp.get("/v1/games/<game>")
+def game_entry(game: str) -> Response:
+    return reply(describe(engine.get_game(game), full=True))
+
+
+@bp.post("/v1/games/<game>/new")
+def new(game: str) -> Response:
+    engine.get_game(game)
+    spec = schemas.load(schemas.NEW, body())
+    return reply(envelope(start_match(game, spec), []), 201)
+
+
+@bp.post("/v1/games/<game>/move")
+def move(game: str) -> Response:
+    engine.get_game(game)
+    req = schemas.load(schemas.MOVE, body())
+    state = codec().load(game, req["state"])
+    new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
+    return reply(guarded(envelope, new_state, events))
+
+
+@bp.post("/v1/games/<game>/legal-moves")
+def legal(game: str) -> Response:
+    engine.get_game(game)
+    req = schemas.load(schemas.LEGAL, body())
+    state = codec().load(game, req["state"])
+    seat = _seat(state, req.get("seat"))
+    return reply({"legal_moves": guarded(engine.legal_moves, state, seat), "to_act": guarded(engine.to_act, state)})
+
+
+@bp.post("/v1/games/<game>/view")
+def view(game: str) -> Response:
+    engine.get_game(game)
+    req = schemas.load(schemas.VIEW, body())
+    state = codec().load(game, req["state"])
+    seat = _seat(state, req.get("seat"))
+    return reply({"view": guarded(engine.view, state, seat), "seat": seat})
+
+
+@bp.post("/v1/games/<game>/replay")
+def replay(game: str) -> Response:
+    engine.get_game(game)
+    req = schemas.load(schemas.REPLAY, body())
+    state = start_match(game, req)
+    events: list[Event] = []
+    for i, mv in enumerate(req["moves"]):
+        try:
+            state, events = engine.apply(state, mv, in_place=True)
+        except IllegalMove as exc:
+            raise ApiError(422, "illegal_move", f"Move {i} is illegal: {exc.message}", reason=exc.reason,
+                           index=i) from None
+    return reply(envelope(state, events))
+
+
+def _seat(state: State, seat: Any) -> int | None:
+    if seat is not None and not 0 <= seat < state["players"]:
+        raise ApiError(422, "invalid_request", f"'seat' must be from 0 to {state['players'] - 1}, or null.")
+    return seat if seat is None else int(seat)

@@ -1,0 +1,252 @@
+"""Builds openapi.yaml from the code: the routes' shapes plus every game's options and moves.
+
+``python -m service.api.openapi`` rewrites openapi.yaml; tests/contract/test_openapi.py fails when
+the committed file differs from what the code describes, so the contract never drifts.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .. import engine
+from ..engine.base import Game
+from ..engine.moves import CARD_PATTERN
+
+ROOT = Path(__file__).resolve().parents[2]
+JSON = "application/json"
+PROBLEM = "application/problem+json"
+ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "must_head_trick", "must_trump",
+                   "must_overtrump", "wrong_phase", "unknown_action", "match_over", "invalid_parameters"]
+CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
+         "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
+         "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error"]
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def problem_response(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {PROBLEM: {"schema": ref("Problem")}}}
+
+
+def json_body(schema: dict[str, Any], example: Any = None) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": schema}
+    if example is not None:
+        media["example"] = example
+    return {"required": True, "content": {JSON: media}}
+
+
+def ok(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {JSON: {"schema": schema}}}
+
+
+def game_param() -> dict[str, Any]:
+    return {"name": "game", "in": "path", "required": True, "description": "Game id (see GET /v1/games).",
+            "schema": {"type": "string", "enum": sorted(engine.all_games())}}
+
+
+def move_schema(game: Game) -> dict[str, Any]:
+    variants = []
+    for name, action in game.actions.items():
+        props: dict[str, Any] = {"seat": {"type": "integer", "minimum": 0},
+                                 "action": {"type": "string", "const": name}}
+        props.update({k: p.schema() for k, p in action.params.items()})
+        variants.append({"type": "object", "description": action.doc, "required": ["seat", "action", *action.params],
+                         "properties": props, "additionalProperties": False})
+    return {"title": f"{game.name} move", "oneOf": variants}
+
+
+def options_schema(game: Game) -> dict[str, Any]:
+    props = {}
+    for o in game.all_options():
+        entry = dict(o.catalogue())
+        entry.pop("default_rule", None)
+        entry.pop("maximum_rule", None)
+        schema_type = entry.pop("type")
+        if o.schema:
+            props[o.name] = {k: v for k, v in o.schema.items()} | {"description": o.doc}
+            continue
+        entry["type"] = {"choice": "string"}.get(o.kind, schema_type)
+        if entry.get("default") is None:
+            entry.pop("default", None)
+        props[o.name] = entry
+    return {"title": f"{game.name} options", "type": "object", "properties": props, "additionalProperties": False}
+
+
+def example_exchange() -> dict[str, Any]:
+    state = engine.new_match("femkort", 3, {}, "c0ffee")
+    move = engine.legal_moves(state)[0]
+    return {"state": state, "move": move}
+
+
+def components() -> dict[str, Any]:
+    games = engine.all_games()
+    schemas: dict[str, Any] = {
+        "Card": {"type": "string", "pattern": CARD_PATTERN, "description": "Rank then suit, e.g. QS; JK a joker."},
+        "Seat": {"type": "integer", "minimum": 0},
+        "Move": {"type": "object", "required": ["seat", "action"],
+                 "properties": {"seat": ref("Seat"), "action": {"type": "string"}},
+                 "additionalProperties": True,
+                 "description": "A move: seat and action, plus the action's parameters (see the game's moves). "
+                                "In legal_moves a parameter may be a range {min, max}."},
+        "State": {"type": "object", "description": "The whole match as plain JSON (or a sealed state).",
+                  "additionalProperties": True},
+        "Result": {"type": "object", "required": ["scores", "payoffs", "ranking"], "additionalProperties": True,
+                   "properties": {"scores": {"type": "array", "items": {"type": "number"}},
+                                  "payoffs": {"type": "array", "items": {"type": "integer"}},
+                                  "ranking": {"type": "array", "items": ref("Seat")}}},
+        "Envelope": {
+            "type": "object", "required": ["state", "to_act", "legal_moves", "events", "finished", "result"],
+            "properties": {"state": ref("State"), "to_act": {"type": "array", "items": ref("Seat")},
+                           "legal_moves": {"type": "array", "items": ref("Move")},
+                           "events": {"type": "array", "items": {"type": "object"}},
+                           "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
+        "Problem": {
+            "type": "object", "required": ["type", "title", "status", "detail", "code"],
+            "properties": {"type": {"type": "string"}, "title": {"type": "string"},
+                           "status": {"type": "integer"}, "detail": {"type": "string"},
+                           "code": {"type": "string", "enum": CODES},
+                           "reason": {"type": "string", "description": "Why a move is illegal. Shared codes: "
+                                      + ", ".join(ILLEGAL_REASONS) + "; each game adds its own (see its docs)."},
+                           "index": {"type": "integer", "description": "replay: the first illegal move"},
+                           "option": {"type": "string"}, "card": {"type": "string"},
+                           "errors": {"type": "object"}},
+            "additionalProperties": True},
+        "Deal": {"type": "object", "required": ["hands", "rest"], "additionalProperties": False,
+                 "properties": {"hands": {"type": "array", "items": {"type": "array", "items": ref("Card")}},
+                                "rest": {"type": "array", "items": ref("Card")}}},
+        "DealSpec": {"type": "object", "additionalProperties": False, "properties": deal_spec_properties()},
+        "ReplayRequest": {"type": "object", "additionalProperties": False, "required": ["moves"],
+                          "properties": {**deal_spec_properties(),
+                                         "moves": {"type": "array", "items": ref("Move")}}},
+        "GameSummary": {
+            "type": "object", "required": ["id", "name", "players", "options", "summary"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "summary": {"type": "string"},
+                           "docs": {"type": "string"},
+                           "players": {"type": "object", "required": ["min", "max"],
+                                       "properties": {"min": {"type": "integer"}, "max": {"type": "integer"},
+                                                      "default": {"type": "integer"}}},
+                           "options": {"type": "object", "additionalProperties": {"type": "object"}},
+                           "moves": {"type": "object", "additionalProperties": {"type": "object"}}}},
+    }
+    for gid, game in games.items():
+        schemas[f"{_camel(gid)}Move"] = move_schema(game)
+        schemas[f"{_camel(gid)}Options"] = options_schema(game)
+    return {"schemas": schemas}
+
+
+def deal_spec_properties() -> dict[str, Any]:
+    return {
+        "players": nullable({"type": "integer", "minimum": 1, "maximum": 64}),
+        "options": nullable({"type": "object", "description": "Game options; see the game's Options schema."}),
+        "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{1,128}$"}),
+        "deal": nullable(ref("Deal")),
+        "deals": nullable({"type": "array", "items": ref("Deal")})}
+
+
+def _camel(gid: str) -> str:
+    return "".join(part.capitalize() for part in gid.split("_"))
+
+
+def stateless_paths() -> dict[str, Any]:
+    ex = example_exchange()
+    errors_post = {"400": problem_response("The body is not JSON or not of the documented shape."),
+                   "404": problem_response("Unknown game."),
+                   "413": problem_response("The body is too large."),
+                   "422": problem_response("Illegal move, invalid state, options, deal or seat.")}
+    gp = [game_param()]
+    deal_spec = ref("DealSpec")
+    return {
+        "/v1/games": {"get": {"operationId": "listGames", "summary": "The catalogue of games.",
+                              "responses": {"200": ok({"type": "object", "required": ["games"],
+                                                       "properties": {"games": {"type": "array",
+                                                                                "items": ref("GameSummary")}}})}}},
+        "/v1/games/{game}": {"get": {"operationId": "getGame", "summary": "One game with its move vocabulary.",
+                                     "parameters": gp, "responses": {"200": ok(ref("GameSummary")),
+                                                                     "404": problem_response("Unknown game.")}}},
+        "/v1/games/{game}/new": {"post": {
+            "operationId": "newMatch", "summary": "Deal a new match (seeded or explicit deals).", "parameters": gp,
+            "requestBody": json_body(deal_spec, {"players": 4, "options": {}, "seed": "00ff"}),
+            "responses": {"201": ok(ref("Envelope"), "The new match."), **errors_post}}},
+        "/v1/games/{game}/move": {"post": {
+            "operationId": "applyMove", "summary": "Adjudicate a move: the next state, or why it is illegal.",
+            "parameters": gp,
+            "requestBody": json_body({"type": "object", "required": ["state", "move"], "additionalProperties": False,
+                                      "properties": {"state": ref("State"), "move": ref("Move")}}, ex),
+            "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors_post}}},
+        "/v1/games/{game}/legal-moves": {"post": {
+            "operationId": "legalMoves", "summary": "Every legal move now (optionally of one seat).",
+            "parameters": gp,
+            "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
+                                      "properties": {"state": ref("State"), "seat": nullable(ref("Seat"))}},
+                                     {"state": ex["state"], "seat": ex["move"]["seat"]}),
+            "responses": {"200": ok({"type": "object", "required": ["legal_moves", "to_act"],
+                                     "properties": {"legal_moves": {"type": "array", "items": ref("Move")},
+                                                    "to_act": {"type": "array", "items": ref("Seat")}}}),
+                          **errors_post}}},
+        "/v1/games/{game}/view": {"post": {
+            "operationId": "viewState", "summary": "What one seat (or a spectator, seat null) may see.",
+            "parameters": gp,
+            "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
+                                      "properties": {"state": ref("State"), "seat": nullable(ref("Seat"))}},
+                                     {"state": ex["state"], "seat": 0}),
+            "responses": {"200": ok({"type": "object", "required": ["view"],
+                                     "properties": {"view": {"type": "object"}, "seat": nullable(ref("Seat"))}}),
+                          **errors_post}}},
+        "/v1/games/{game}/replay": {"post": {
+            "operationId": "replayMatch", "summary": "Replay a whole match from its seed/deals and moves.",
+            "parameters": gp,
+            "requestBody": json_body(ref("ReplayRequest"), {"players": 3, "seed": "c0ffee", "moves": [ex["move"]]}),
+            "responses": {"200": ok(ref("Envelope"), "The final state."), **errors_post}}},
+    }
+
+
+def ops_paths() -> dict[str, Any]:
+    return {
+        "/healthz": {"get": {"operationId": "healthz", "summary": "The process is up.",
+                             "responses": {"200": ok({"type": "object"})}}},
+        "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
+                                  "responses": {"200": {"description": "OpenAPI document",
+                                                        "content": {"application/yaml": {"schema": {
+                                                            "type": "string"}}}}}}},
+    }
+
+
+EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their paths here
+
+
+def build() -> dict[str, Any]:
+    paths = {**stateless_paths(), **ops_paths()}
+    for extra in EXTRA_PATHS:
+        paths.update(extra())
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Card Referee", "version": "1.0.0",
+                 "description": "Rules adjudication for card games: is a move legal, and if not why; the next "
+                                "state; the legal moves; per-seat views; final scores and payoffs. Errors are "
+                                "application/problem+json with a stable `code` (and `reason` for illegal moves)."},
+        "paths": paths,
+        "components": components(),
+    }
+
+
+def render() -> str:
+    return yaml.safe_dump(build(), sort_keys=False, width=110, allow_unicode=True)
+
+
+def main() -> None:
+    out = ROOT / "openapi.yaml"
+    out.write_text(render())
+    sys.stdout.write(f"wrote {out}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Configuration from environment variables, checked once at start-up.
+
+Every variable, its default and meaning is listed in README.md ("Configuration"). A bad value stops
+the service with a message naming the variable, rather than failing later under load.
+"""
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+class ConfigError(ValueError):
+    """A configuration value is unusable; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    redis_url: str | None = None          # None: the embedded store (see service/storage)
+    redis_timeout: float = 0.5            # seconds for one Redis operation before 503
+    sealing_key: bytes | None = None      # 32 bytes; when set, states sent to clients are sealed
+    session_ttl: int = 24 * 3600          # seconds an idle session lives
+    finished_ttl: int = 7 * 24 * 3600     # seconds a finished session is kept
+    long_poll_max: float = 30.0           # longest wait a client may ask for, seconds
+    key_prefix: str = "cr:"
+    log_level: str = "INFO"
+    testing: bool = False
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        env = os.environ if env is None else env
+        return cls(
+            redis_url=env.get("REDIS_URL") or None,
+            redis_timeout=_positive_float(env, "REDIS_TIMEOUT", 0.5),
+            sealing_key=_sealing_key(env.get("SEALING_KEY")),
+            session_ttl=_positive_int(env, "SESSION_TTL", 24 * 3600),
+            finished_ttl=_positive_int(env, "FINISHED_TTL", 7 * 24 * 3600),
+            long_poll_max=_positive_float(env, "LONG_POLL_MAX", 30.0),
+            key_prefix=env.get("KEY_PREFIX", "cr:"),
+            log_level=_choice(env, "LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
+        )
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _positive_float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if not value > 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env.get(name, default).upper()
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _sealing_key(raw: str | None) -> bytes | None:
+    if not raw:
+        return None
+    try:
+        key = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+    except (ValueError, TypeError):
+        raise ConfigError("SEALING_KEY must be 32 bytes in URL-safe base64") from None
+    if len(key) != 32:
+        raise ConfigError(f"SEALING_KEY must decode to 32 bytes, got {len(key)}")
+    return key
