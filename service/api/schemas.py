@@ -42,7 +42,7 @@ class MoveRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    state = fields.Raw(required=True)
+    state = fields.Dict(required=True)
     move = fields.Dict(required=True)
 
 
@@ -50,7 +50,7 @@ class LegalMovesRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    state = fields.Raw(required=True)
+    state = fields.Dict(required=True)
     seat = StrictInt(load_default=None, allow_none=True)
 
 
