@@ -14,3 +14,20 @@ keepalive = 5
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+
+# Prometheus metrics summed over workers: each worker writes to PROMETHEUS_MULTIPROC_DIR.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+
+
+def on_starting(server):  # noqa: ANN001 - gunicorn hook
+    if _metrics_dir:
+        os.makedirs(_metrics_dir, exist_ok=True)
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):  # noqa: ANN001 - gunicorn hook
+    if _metrics_dir:
+        from prometheus_client import multiprocess
+        multiprocess.mark_process_dead(worker.pid)

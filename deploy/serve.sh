@@ -26,4 +26,5 @@ if [ -z "${REDIS_URL:-}" ]; then
   echo "embedded redis-server on port $port (pid $redis_pid)" >&2
 fi
 
+export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$PWD/.metrics}"
 .venv/bin/gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from flask import Flask, Response
 
-from .api import errors
+from . import engine
+from .api import errors, observability
 from .api.codec import PlainCodec
 from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
@@ -17,12 +18,15 @@ MAX_BODY = 4 * 1024 * 1024
 
 def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
+    engine.all_games()  # import every game module now, not on the first request
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
     app.extensions["state_codec"] = PlainCodec()
+    observability.configure_logging(config.log_level)
     errors.register(app)
+    observability.install(app)
     app.register_blueprint(games_bp)
     _ops(app)
     return app

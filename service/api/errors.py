@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 import orjson
-from flask import Flask, Response
+from flask import Flask, Response, g, has_request_context
 from werkzeug.exceptions import HTTPException
 
 from ..engine import IllegalMove, RulesError
@@ -50,6 +50,8 @@ def rules_problem(exc: RulesError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(exc, IllegalMove):
         extra["reason"] = exc.reason
+        if has_request_context():
+            g.illegal_reason = exc.reason
     for key in ("index", "option", "card"):
         if key in exc.details and isinstance(exc.details[key], (str, int)):
             extra[key] = exc.details[key]

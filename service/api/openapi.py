@@ -213,6 +213,9 @@ def ops_paths() -> dict[str, Any]:
     return {
         "/healthz": {"get": {"operationId": "healthz", "summary": "The process is up.",
                              "responses": {"200": ok({"type": "object"})}}},
+        "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format).",
+                             "responses": {"200": {"description": "Metrics", "content": {
+                                 "text/plain": {"schema": {"type": "string"}}}}}}},
         "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
                                   "responses": {"200": {"description": "OpenAPI document",
                                                         "content": {"application/yaml": {"schema": {
