@@ -92,6 +92,11 @@ class Game:
     def check_options(self, options: Options, n: int) -> None:
         """Cross-option checks; raise InvalidOptions."""
 
+    def zero_sum(self, options: Options) -> bool:
+        """Do the result's payoffs always sum to 0 under these options? (A few specs make a loser pay for
+        something outside the table, e.g. Toepen's round of drinks; the property tests honour this.)"""
+        return True
+
     # ----- shared machinery ------------------------------------------------------------
     def all_options(self) -> tuple[Option, ...]:
         return (*self.options, FIRST_DEALER) if all(o.name != "first_dealer" for o in self.options) else self.options
@@ -141,7 +146,8 @@ class Game:
 
     def validate_core(self, state: State) -> None:
         need(state.get("game") == self.id, f"This state is not a {self.name} state.")
-        need(state.get("v") == STATE_VERSION, f"Unsupported state version (expected {STATE_VERSION}).")
+        need(type(state.get("v")) is int and state["v"] == STATE_VERSION,
+             f"Unsupported state version (expected {STATE_VERSION}).")
         n = need_int(state.get("players"), "players", self.min_players, self.max_players)
         options = state.get("options")
         try:
