@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from service import engine
 
-from .playout import leaks, play_to_end
+from .playout import concrete, leaks, play_to_end
 
 CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
 
@@ -53,4 +53,4 @@ def test_views_hide_other_hands(game_id: str, players: int) -> None:
             view = engine.view(state, seat)
             assert "seed" not in view and "deals" not in view
             assert not leaks(view, others | hidden_everywhere), f"view of seat {seat} leaks hidden cards"
-        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
