@@ -1,17 +1,39 @@
-"""gunicorn settings for Card Referee (see docs/deployment.md for the reasoning)."""
-import os
+"""gunicorn settings for Card Referee (the reasoning is in docs/deployment.md).
 
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
-# Threads let a worker hold long-poll requests (GET /v1/sessions/{id}?wait=) without starving others;
-# reuse_port lets the kernel spread connections evenly across workers.
+Every setting comes from the environment; a bad value stops gunicorn before it binds, with one line saying
+which variable is wrong.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _int_env(name: str, default: int, low: int = 1) -> int:
+    raw = os.environ.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        sys.exit(f"card-referee: {name} must be a whole number, got {raw!r}")
+    if value < low:
+        sys.exit(f"card-referee: {name} must be at least {low}, got {value}")
+    return value
+
+
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int_env('PORT', 8000)}"
+# Two processes use both cores; threads let a worker hold long-poll requests
+# (GET /v1/sessions/{id}?wait=) without starving the others. reuse_port lets the kernel spread
+# connections evenly across workers (without it gthread workers were seen to take turns unevenly).
 worker_class = "gthread"
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-threads = int(os.environ.get("GUNICORN_THREADS", "8"))
+workers = _int_env("WEB_CONCURRENCY", 2)
+threads = _int_env("GUNICORN_THREADS", 8)
 reuse_port = True
-timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+timeout = _int_env("GUNICORN_TIMEOUT", 60)
 graceful_timeout = 20
 keepalive = 5
-accesslog = "-"
+accesslog = None  # the app writes one structured JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 
@@ -20,6 +42,11 @@ _metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 
 
 def on_starting(server):  # noqa: ANN001 - gunicorn hook
+    from service.config import Config, ConfigError
+    try:
+        Config.from_env()
+    except ConfigError as exc:
+        sys.exit(f"card-referee: bad configuration: {exc}")
     if _metrics_dir:
         os.makedirs(_metrics_dir, exist_ok=True)
         for name in os.listdir(_metrics_dir):
