@@ -7,27 +7,33 @@ from flask import Flask, Response
 
 from . import engine
 from .api import errors, observability
-from .api.codec import PlainCodec
+from .api.codec import codec_for
 from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
+from .api.sessions import bp as sessions_bp
 from .config import Config
+from .storage import SessionStore, store_for
 
 OPENAPI = Path(__file__).resolve().parent.parent / "openapi.yaml"
 MAX_BODY = 4 * 1024 * 1024
 
 
 def create_app(config: Config | None = None) -> Flask:
+    """The application; without ``config`` it is configured from the environment. Sessions use Redis
+    when REDIS_URL is set, else an in-process store (single process only: docs/sessions.md)."""
     config = config or Config.from_env()
     engine.all_games()  # import every game module now, not on the first request
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
-    app.extensions["state_codec"] = PlainCodec()
+    app.extensions["state_codec"] = codec_for(config.sealing_key)
+    app.extensions["session_store"] = store_for(config, observability.observe_redis)
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)
     app.register_blueprint(games_bp)
+    app.register_blueprint(sessions_bp)
     _ops(app)
     return app
 
@@ -38,6 +44,12 @@ def _ops(app: Flask) -> None:
     @app.get("/healthz")
     def healthz() -> Response:
         return reply({"status": "ok"})
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        store: SessionStore = app.extensions["session_store"]
+        store.ping()  # StoreUnavailable -> 503 store_unavailable
+        return reply({"status": "ready", "store": store.name})
 
     @app.get("/openapi.yaml")
     def openapi() -> Response:

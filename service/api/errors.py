@@ -13,6 +13,7 @@ from flask import Flask, Response, g, has_request_context
 from werkzeug.exceptions import HTTPException
 
 from ..engine import IllegalMove, RulesError
+from ..storage.base import StoreUnavailable
 
 log = logging.getLogger("service.api")
 PROBLEM = "application/problem+json"
@@ -23,7 +24,9 @@ TITLES = {
     "session_not_found": "Session not found", "forbidden": "Forbidden", "unauthorized": "Unauthorized",
     "store_unavailable": "Store unavailable", "not_found": "Not found", "method_not_allowed": "Method not allowed",
     "internal_error": "Internal error", "payload_too_large": "Payload too large",
+    "idempotency_key_reused": "Idempotency key reused",
 }
+RETRY_AFTER = "1"  # seconds a client should wait after a 503 store_unavailable
 
 
 class ApiError(Exception):
@@ -66,6 +69,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api(exc: ApiError) -> Response:
         return problem(exc.status, exc.code, exc.detail, exc.headers, **exc.extra)
+
+    @app.errorhandler(StoreUnavailable)
+    def _store(exc: StoreUnavailable) -> Response:
+        return problem(503, "store_unavailable", "The session store is not answering; try again shortly.",
+                       {"Retry-After": RETRY_AFTER})
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

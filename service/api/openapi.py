@@ -22,7 +22,8 @@ ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "mus
                    "must_overtrump", "wrong_phase", "unknown_action", "match_over", "invalid_parameters"]
 CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
          "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
-         "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error"]
+         "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
+         "idempotency_key_reused"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -227,9 +228,13 @@ EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their pa
 
 
 def build() -> dict[str, Any]:
-    paths = {**stateless_paths(), **ops_paths()}
+    from . import openapi_sessions as sessions
+    paths = {**stateless_paths(), **ops_paths(), **sessions.paths()}
     for extra in EXTRA_PATHS:
         paths.update(extra())
+    parts = components()
+    parts["schemas"].update(sessions.schemas())
+    parts["securitySchemes"] = sessions.security_schemes()
     return {
         "openapi": "3.1.0",
         "info": {"title": "Card Referee", "version": "1.0.0",
@@ -237,7 +242,7 @@ def build() -> dict[str, Any]:
                                 "state; the legal moves; per-seat views; final scores and payoffs. Errors are "
                                 "application/problem+json with a stable `code` (and `reason` for illegal moves)."},
         "paths": paths,
-        "components": components(),
+        "components": parts,
     }
 
 

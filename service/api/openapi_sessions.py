@@ -1,0 +1,170 @@
+"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import engine
+from .errors import RETRY_AFTER
+from .openapi import PROBLEM, deal_spec_properties, json_body, nullable, ok, problem_response, ref
+
+BEARER = "bearerAuth"
+SID_PATTERN = "^[A-Za-z0-9_-]{16,64}$"
+
+
+def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = problem_response(description)
+    if headers:
+        out["headers"] = headers
+    return out
+
+
+def unavailable() -> dict[str, Any]:
+    return _problem("store_unavailable: Redis is down or slow. Try again after Retry-After seconds.",
+                    {"Retry-After": {"required": True, "description": f"Seconds to wait (currently {RETRY_AFTER}).",
+                                     "schema": {"type": "string", "pattern": "^[0-9]+$"}}})
+
+
+def unauthorized() -> dict[str, Any]:
+    return _problem("unauthorized: the token is missing, malformed or not one of this session's.",
+                    {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}})
+
+
+def not_found() -> dict[str, Any]:
+    return problem_response("session_not_found: no such session (a wrong id, or it expired).")
+
+
+def sid_param() -> dict[str, Any]:
+    return {"name": "id", "in": "path", "required": True, "description": "The session id from POST /v1/sessions.",
+            "schema": {"type": "string"}}
+
+
+def schemas() -> dict[str, Any]:
+    seat_list = {"type": "array", "items": ref("Seat")}
+    return {
+        "SessionCreate": {
+            "type": "object", "required": ["game"], "additionalProperties": False,
+            "properties": {"game": {"type": "string", "enum": sorted(engine.all_games())},
+                           **deal_spec_properties()}},
+        "SessionCreated": {
+            "type": "object", "required": ["id", "version", "seats", "commitment"],
+            "properties": {
+                "id": {"type": "string", "pattern": SID_PATTERN}, "version": {"type": "integer", "minimum": 0},
+                "game": {"type": "string"}, "players": {"type": "integer"}, "options": {"type": "object"},
+                "seats": {"type": "array", "items": {
+                    "type": "object", "required": ["seat", "token"],
+                    "properties": {"seat": ref("Seat"), "token": {
+                        "type": "string", "description": "Bearer token of this seat: give it only to that player. "
+                                                         "The service keeps only its SHA-256."}}}},
+                "commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                               "description": "SHA-256 (hex) of the seed's bytes; see docs/fair-dealing.md."},
+                "deals_commitment": nullable({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
+                "explicit_deals": {"type": "integer", "minimum": 0},
+                "expires_in": {"type": "integer", "description": "Seconds the session lives without a move."}}},
+        "SessionView": {
+            "type": "object",
+            "required": ["id", "version", "view", "legal_moves", "to_act", "finished", "result"],
+            "properties": {
+                "id": {"type": "string"}, "game": {"type": "string"},
+                "version": {"type": "integer", "minimum": 0, "description": "Moves accepted so far."},
+                "seat": nullable(ref("Seat")), "view": {"type": "object",
+                                                        "description": "What this seat (or a spectator) may see."},
+                "legal_moves": {"type": "array", "items": ref("Move"),
+                                "description": "This seat's legal moves now (none for a spectator)."},
+                "to_act": seat_list, "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
+        "SessionMove": {
+            "type": "object", "required": ["move"], "additionalProperties": False,
+            "properties": {"move": ref("Move"), "version": nullable(
+                {"type": "integer", "minimum": 0,
+                 "description": "The version you decided on; 409 version_conflict if the session has moved on."})}},
+        "LogEntry": {
+            "type": "object", "required": ["version", "time", "seat", "action", "move", "hidden"],
+            "properties": {
+                "version": {"type": "integer", "minimum": 1}, "time": {"type": "string", "format": "date-time"},
+                "seat": ref("Seat"), "action": {"type": "string"},
+                "move": {"type": "object", "description": "The move with its public parameters only."},
+                "hidden": {"type": "array", "items": {"type": "string"},
+                           "description": "Parameters withheld until the match ends (e.g. discards)."}}},
+        "SessionLog": {
+            "type": "object", "required": ["id", "version", "finished", "commitment", "entries", "seed"],
+            "properties": {
+                "id": {"type": "string"}, "game": {"type": "string"}, "players": {"type": "integer"},
+                "options": {"type": "object"}, "version": {"type": "integer"}, "finished": {"type": "boolean"},
+                "commitment": {"type": "string"}, "deals_commitment": nullable({"type": "string"}),
+                "created": {"type": "string", "format": "date-time"},
+                "entries": {"type": "array", "items": ref("LogEntry")},
+                "seed": nullable({"type": "string", "description": "Revealed once the match is finished."}),
+                "deals": nullable({"type": "array", "items": ref("Deal")}),
+                "replay": nullable({**ref("ReplayRequest"),
+                                    "description": "Once finished: the body to POST to /v1/games/{game}/replay."}),
+                "result": nullable(ref("Result"))}},
+    }
+
+
+def security_schemes() -> dict[str, Any]:
+    return {BEARER: {"type": "http", "scheme": "bearer",
+                     "description": "A seat token from POST /v1/sessions (one per seat)."}}
+
+
+def paths() -> dict[str, Any]:
+    bad = problem_response("invalid_request: the body, a query parameter or a header is malformed.")
+    links = {"GetSession": {"operationId": "getSession", "parameters": {"id": "$response.body#/id"}},
+             "GetSessionLog": {"operationId": "getSessionLog", "parameters": {"id": "$response.body#/id"}},
+             "SubmitMove": {"operationId": "submitMove", "parameters": {"id": "$response.body#/id"}}}
+    created = ok(ref("SessionCreated"), "The session, with one token per seat.")
+    created["headers"] = {"Location": {"required": True, "schema": {"type": "string"}}}
+    created["links"] = links
+    moved = ok(ref("SessionView"), "The move was accepted; this seat's view after it.")
+    moved["headers"] = {"Idempotent-Replayed": {
+        "required": False, "description": "true when this is the stored answer to an earlier request with the "
+                                          "same Idempotency-Key.", "schema": {"type": "string", "enum": ["true"]}}}
+    optional_auth: list[dict[str, list[str]]] = [{}, {BEARER: []}]
+    return {
+        "/v1/sessions": {"post": {
+            "operationId": "createSession", "summary": "Start a session: the referee keeps the state.",
+            "requestBody": json_body(ref("SessionCreate"), {"game": "femkort", "players": 4}),
+            "responses": {"201": created, "400": bad, "413": problem_response("The body is too large."),
+                          "422": problem_response("Unknown game, invalid options, deal or player count."),
+                          "503": unavailable()}}},
+        "/v1/sessions/{id}": {"get": {
+            "operationId": "getSession", "summary": "A seat's view (spectator without a token); long-polls with "
+                                                    "after and wait.",
+            "security": optional_auth,
+            "parameters": [sid_param(),
+                           {"name": "after", "in": "query", "required": False,
+                            "description": "Wait until the version is above this.",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 999999999999999}},
+                           {"name": "wait", "in": "query", "required": False,
+                            "description": "Seconds to wait at most (capped by LONG_POLL_MAX).",
+                            "schema": {"type": "number", "minimum": 0, "maximum": 999999999}}],
+            "responses": {"200": ok(ref("SessionView")), "400": bad, "401": unauthorized(), "404": not_found(),
+                          "503": unavailable()}}},
+        "/v1/sessions/{id}/moves": {"post": {
+            "operationId": "submitMove", "summary": "Make a move with your seat's token.",
+            "security": [{BEARER: []}],
+            "parameters": [sid_param(),
+                           {"name": "Idempotency-Key", "in": "header", "required": False,
+                            "description": "Send the same key again to get the first answer, never a second move.",
+                            "schema": {"type": "string", "minLength": 1, "maxLength": 255,
+                                       "pattern": "^[!-~]+$"}}],
+            "requestBody": json_body(ref("SessionMove"), {"move": {"seat": 1, "action": "play", "card": "QS"}}),
+            "responses": {"200": moved, "400": bad, "401": unauthorized(),
+                          "403": problem_response("forbidden: the move's seat is not your token's seat."),
+                          "404": not_found(),
+                          "409": problem_response("version_conflict: the session is no longer at that version "
+                                                  "(the body's version says where it is)."),
+                          "413": problem_response("The body is too large."),
+                          "422": problem_response("illegal_move (with a reason), or idempotency_key_reused."),
+                          "503": unavailable()}}},
+        "/v1/sessions/{id}/log": {"get": {
+            "operationId": "getSessionLog", "summary": "The public move log; the seed and every move once finished.",
+            "parameters": [sid_param()],
+            "responses": {"200": ok(ref("SessionLog")), "404": not_found(), "503": unavailable()}}},
+        "/readyz": {"get": {
+            "operationId": "readyz", "summary": "Ready: the session store answers.",
+            "responses": {"200": ok({"type": "object", "required": ["status"],
+                                     "properties": {"status": {"type": "string"}, "store": {"type": "string"}}}),
+                          "503": unavailable()}}},
+    }
+
+
+__all__ = ["paths", "schemas", "security_schemes", "PROBLEM"]

@@ -1,0 +1,323 @@
+"""Sessions: the referee holds the true state in the store and shows each seat only its own view.
+
+    POST /v1/sessions                 create; one bearer token per seat (only their SHA-256 is stored)
+    GET  /v1/sessions/{id}            that seat's view (spectator without a token); ?after=&wait= long-polls
+    POST /v1/sessions/{id}/moves      a move by the token's seat; optimistic concurrency on ``version``
+    GET  /v1/sessions/{id}/log        the public move log; the seed and every move once finished
+
+Storage is reached only through service.storage.SessionStore. docs/sessions.md explains the design;
+docs/fair-dealing.md the commitment and how to check a finished match with ``replay``.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import re
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, g, request
+
+from .. import engine
+from ..config import Config
+from ..engine.cards import is_card_code
+from ..engine.rng import seed_bytes
+from ..storage import Session, SessionStore, Write
+from . import observability, schemas
+from .errors import ApiError
+from .games import guarded, new_seed, start_match
+from .json import body, reply
+
+bp = Blueprint("sessions", __name__)
+
+SID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,256}$")
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+DECIMAL = re.compile(r"^[0-9]{1,15}$")
+SECONDS = re.compile(r"^[0-9]{1,9}(\.[0-9]{1,9})?$")
+SAVE_ATTEMPTS = 16          # reloads after losing a compare-and-set race, before answering 409
+RETRY_ANSWER_TTL = 120      # seconds a request's answer is kept when it carried no Idempotency-Key
+REALM = 'Bearer realm="card-referee"'
+
+
+def store() -> SessionStore:
+    s: SessionStore = current_app.extensions["session_store"]
+    return s
+
+
+def config() -> Config:
+    c: Config = current_app.extensions["card_referee_config"]
+    return c
+
+
+# ----- fair dealing ---------------------------------------------------------------------
+def commitment(seed: str) -> str:
+    """SHA-256 (hex) of the seed's bytes: ``bytes.fromhex(seed)``, a leading 0 added to an odd length."""
+    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+def deals_commitment(deals: list[Any]) -> str | None:
+    """SHA-256 (hex) of the explicit deals as compact JSON (docs/fair-dealing.md), or None without any."""
+    if not deals:
+        return None
+    canonical = [{"hands": d["hands"], "rest": d["rest"]} for d in deals]
+    return hashlib.sha256(orjson.dumps(canonical)).hexdigest()
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+# ----- what the log may show before the end ---------------------------------------------
+def cards_in(value: Any) -> Iterator[str]:
+    """Every card code anywhere in a JSON value (dict values and list items, recursively)."""
+    if isinstance(value, str):
+        if is_card_code(value):
+            yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from cards_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from cards_in(item)
+
+
+def visible_cards(state: engine.State) -> Counter[str]:
+    """How many copies of each card a spectator can see."""
+    return Counter(cards_in(guarded(engine.view, state, None)))
+
+
+def hidden_params(move: dict[str, Any], before: Counter[str], after: Counter[str]) -> list[str]:
+    """The move's parameters a spectator must not read yet.
+
+    ``before``/``after`` count the cards a spectator sees around the move (``visible_cards``). A parameter
+    naming cards is public only when the move put those cards in plain view: the spectator sees that many
+    more copies of each after the move than before (a card played to a trick). Cards that went face down
+    (discards, an exchange, a hidden declaration) stay hidden until the match ends. An empty list is hidden
+    too, so that "declared nothing" cannot be told from "declared something". Other values (bids, stakes,
+    a named suit) are announced at the table and are public.
+    """
+    newly = after - before
+    hidden = []
+    for name in sorted(k for k in move if k not in ("seat", "action")):
+        value = move[name]
+        need = Counter(cards_in(value))
+        if (isinstance(value, (list, dict)) and not value) or any(newly[c] < n for c, n in need.items()):
+            hidden.append(name)
+        else:
+            newly -= need
+    return hidden
+
+
+# ----- requests -------------------------------------------------------------------------
+def session_or_404(sid: str, touch: bool = False) -> Session:
+    found = None
+    if SID.match(sid):
+        found = store().load(sid, config().session_ttl if touch else None)
+    if found is None:
+        raise not_found()
+    g.game = found.meta["game"]
+    return found
+
+
+def not_found() -> ApiError:
+    return ApiError(404, "session_not_found", "There is no such session: the id is wrong, or it has expired.")
+
+
+def authenticate(session: Session, required: bool) -> int | None:
+    """The seat whose token the request carries; None for a spectator (only when not ``required``)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        if required:
+            raise ApiError(401, "unauthorized", "This needs your seat's token: 'Authorization: Bearer <token>'.",
+                           headers={"WWW-Authenticate": REALM})
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and TOKEN.match(token):
+        digest = token_hash(token)
+        seat = None
+        for s, stored in enumerate(session.meta["tokens"]):
+            if hmac.compare_digest(stored, digest):
+                seat = s
+        if seat is not None:
+            return seat
+    raise ApiError(401, "unauthorized", "The token is not valid for this session.",
+                   headers={"WWW-Authenticate": REALM + ', error="invalid_token"'})
+
+
+def idempotency_key() -> str | None:
+    raw = request.headers.get("Idempotency-Key")
+    if raw is None:
+        return None
+    key = raw.strip()
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        key = key[1:-1]
+    if not IDEMPOTENCY_KEY.match(key):
+        raise ApiError(400, "invalid_request", "'Idempotency-Key' must be 1 to 255 visible ASCII characters.")
+    return key
+
+
+def query_int(name: str) -> int | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    if not DECIMAL.match(raw):
+        raise ApiError(400, "invalid_request", f"'{name}' must be a whole number (a session version).")
+    return int(raw)
+
+
+def query_seconds(name: str) -> float:
+    raw = request.args.get(name)
+    if raw is None:
+        return 0.0
+    if not SECONDS.match(raw):
+        raise ApiError(400, "invalid_request", f"'{name}' must be a number of seconds.")
+    return float(raw)
+
+
+def seat_answer(sid: str, state: engine.State, version: int, seat: int | None) -> dict[str, Any]:
+    """What GET answers: that seat's view, its legal moves (none for a spectator) and the public facts."""
+    return {"id": sid, "game": state["game"], "version": version, "seat": seat,
+            "view": guarded(engine.view, state, seat),
+            "legal_moves": [] if seat is None else guarded(engine.legal_moves, state, seat),
+            "to_act": guarded(engine.to_act, state), "finished": engine.is_finished(state),
+            "result": guarded(engine.result, state)}
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def ttl_for(finished: bool) -> int:
+    return config().finished_ttl if finished else config().session_ttl
+
+
+# ----- endpoints ------------------------------------------------------------------------
+@bp.post("/v1/sessions")
+def create() -> Response:
+    spec = schemas.load(schemas.SESSION_CREATE, body())
+    game = spec.pop("game")
+    try:
+        engine.get_game(game)
+    except engine.UnknownGame as exc:
+        raise ApiError(422, "unknown_game", exc.message) from None
+    spec["seed"] = spec.get("seed") or new_seed()
+    state = start_match(game, spec)
+    deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
+    tokens = [secrets.token_urlsafe(32) for _ in range(state["players"])]
+    sid = secrets.token_urlsafe(16)
+    meta = {"game": game, "players": state["players"], "options": state["options"],
+            "tokens": [token_hash(t) for t in tokens], "commitment": commitment(state["seed"]),
+            "deals": deals, "deals_commitment": deals_commitment(deals), "created": now_iso()}
+    finished = engine.is_finished(state)
+    store().create(Session(sid, 0, state, meta, finished), ttl_for(finished))
+    observability.session_created(game)
+    out = {"id": sid, "version": 0, "game": game, "players": state["players"], "options": state["options"],
+           "seats": [{"seat": s, "token": t} for s, t in enumerate(tokens)],
+           "commitment": meta["commitment"], "deals_commitment": meta["deals_commitment"],
+           "explicit_deals": len(deals), "expires_in": ttl_for(finished)}
+    return reply(out, 201, {"Location": f"/v1/sessions/{sid}", "Cache-Control": "no-store"})
+
+
+@bp.get("/v1/sessions/<sid>")
+def show(sid: str) -> Response:
+    after, wait = query_int("after"), query_seconds("wait")
+    session = session_or_404(sid, touch="Authorization" in request.headers)
+    seat = authenticate(session, required=False)
+    if after is not None and session.version <= after and wait > 0:
+        store().wait(sid, after, min(wait, config().long_poll_max))
+        session = session_or_404(sid)
+    return reply(seat_answer(sid, session.state, session.version, seat), headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/v1/sessions/<sid>/moves")
+def submit(sid: str) -> Response:
+    session = session_or_404(sid)
+    seat = authenticate(session, required=True)
+    req = schemas.load(schemas.SESSION_MOVE, body())
+    key = idempotency_key()
+    move, expected = req["move"], req.get("version")
+    mover = move.get("seat")
+    if isinstance(mover, int) and not isinstance(mover, bool) and mover != seat:
+        raise ApiError(403, "forbidden", f"Your token is seat {seat}'s: you cannot move for seat {mover}.")
+    has_params = any(k not in ("seat", "action") for k in move)
+    fingerprint = hashlib.sha256(orjson.dumps(req, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    if key is None:
+        answer_key, answer_ttl = "r" + secrets.token_hex(16), RETRY_ANSWER_TTL
+    else:
+        answer_key, answer_ttl = hashlib.sha256(f"{seat}\x00{key}".encode()).hexdigest(), config().session_ttl
+        prior = store().answer(sid, answer_key)
+        if prior is not None:
+            return replayed(prior, fingerprint)
+    for attempt in range(SAVE_ATTEMPTS):
+        if expected is not None and expected != session.version:
+            raise conflict(session.version, expected)
+        before = visible_cards(session.state) if has_params else None
+        state, _events = guarded(engine.apply, session.state, move, in_place=True)
+        finished = engine.is_finished(state)
+        hidden = hidden_params(move, before, visible_cards(state)) if before is not None else []
+        version = session.version + 1
+        answer = seat_answer(sid, state, version, seat)
+        entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden}
+        saved = store().save(sid, session.version, Write(state, finished, entry, answer_key,
+                                                         {"fp": fingerprint, "body": answer}, answer_ttl),
+                             ttl_for(finished))
+        if saved.kind == "saved":
+            return reply(answer, headers={"Cache-Control": "no-store"})
+        if saved.kind == "replayed":
+            return replayed(saved.answer or {}, fingerprint)
+        if saved.kind == "gone":
+            raise not_found()
+        if expected is not None:
+            raise conflict(saved.version, expected)
+        time.sleep(random.uniform(0, 0.002 * attempt))
+        session = session_or_404(sid)
+    raise ApiError(409, "version_conflict", "The session is changing too fast; send the move again.",
+                   version=session.version)
+
+
+def conflict(current: int, expected: int) -> ApiError:
+    return ApiError(409, "version_conflict",
+                    f"The session is at version {current}, not {expected}: reload it and decide again.",
+                    version=current)
+
+
+def replayed(prior: dict[str, Any], fingerprint: str) -> Response:
+    if prior.get("fp") != fingerprint:
+        raise ApiError(422, "idempotency_key_reused",
+                       "This Idempotency-Key was already used for a different request.")
+    return reply(prior["body"], headers={"Idempotent-Replayed": "true", "Cache-Control": "no-store"})
+
+
+@bp.get("/v1/sessions/<sid>/log")
+def move_log(sid: str) -> Response:
+    found = store().log(sid) if SID.match(sid) else None
+    if found is None:
+        raise not_found()
+    session, entries = found
+    g.game = session.meta["game"]
+    meta, done = session.meta, session.finished
+    out_entries = []
+    for e in entries:
+        hidden = [] if done else e["hidden"]
+        move = {k: v for k, v in e["move"].items() if k not in hidden}
+        out_entries.append({"version": e["version"], "time": e["time"], "seat": e["move"]["seat"],
+                            "action": e["move"]["action"], "move": move, "hidden": hidden})
+    out: dict[str, Any] = {
+        "id": sid, "game": meta["game"], "players": meta["players"], "options": meta["options"],
+        "version": session.version, "finished": done, "commitment": meta["commitment"],
+        "deals_commitment": meta["deals_commitment"], "created": meta["created"], "entries": out_entries,
+        "seed": None, "deals": None, "replay": None, "result": guarded(engine.result, session.state)}
+    if done:
+        seed = session.state["seed"]
+        out.update(seed=seed, deals=meta["deals"],
+                   replay={"players": meta["players"], "options": meta["options"], "seed": seed,
+                           "deals": meta["deals"], "moves": [e["move"] for e in entries]})
+    return reply(out, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,131 @@
+"""An in-process session store: the fallback when REDIS_URL is not set.
+
+SINGLE PROCESS ONLY. Sessions live in this process's memory: they vanish on restart, and several
+processes (gunicorn workers, servers) would each see their own sessions. It is meant for ``flask run``,
+quick experiments and tests. deploy/serve.sh starts a private redis-server instead, so the documented
+serve command always gets the Redis store (docs/sessions.md).
+
+Records are kept as JSON bytes, exactly as Redis would hold them, so no caller can alias stored state.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import orjson
+
+from .base import Json, Saved, Session, Write
+
+
+class _Record:
+    __slots__ = ("version", "state", "meta", "finished", "log", "expires")
+
+    def __init__(self, session: Session, expires: float) -> None:
+        self.version = session.version
+        self.state = orjson.dumps(session.state)
+        self.meta = orjson.dumps(session.meta)
+        self.finished = session.finished
+        self.log: list[bytes] = []
+        self.expires = expires
+
+
+class MemoryStore:
+    name = "memory"
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Record] = {}
+        self._answers: dict[tuple[str, str], tuple[bytes, float]] = {}
+        self._cond = threading.Condition()
+        self._next_sweep = 0.0
+
+    def create(self, session: Session, ttl: int) -> None:
+        with self._cond:
+            self._sweep()
+            self._sessions[session.id] = _Record(session, time.monotonic() + ttl)
+
+    def load(self, sid: str, touch_ttl: int | None = None) -> Session | None:
+        with self._cond:
+            rec = self._live(sid)
+            if rec is None:
+                return None
+            if touch_ttl is not None and not rec.finished:
+                rec.expires = time.monotonic() + touch_ttl
+            return self._session(sid, rec)
+
+    def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
+        with self._cond:
+            prior = self._answer(sid, write.answer_key)
+            if prior is not None:
+                return Saved("replayed", answer=prior)
+            rec = self._live(sid)
+            if rec is None:
+                return Saved("gone")
+            if rec.version != expected_version:
+                return Saved("conflict", rec.version)
+            rec.version += 1
+            rec.state = orjson.dumps(write.state)
+            rec.finished = write.finished
+            rec.log.append(orjson.dumps(write.entry))
+            now = time.monotonic()
+            rec.expires = now + ttl
+            self._answers[(sid, write.answer_key)] = (orjson.dumps(write.answer), now + write.answer_ttl)
+            self._cond.notify_all()
+            return Saved("saved", rec.version)
+
+    def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
+        with self._cond:
+            return self._answer(sid, answer_key)
+
+    def log(self, sid: str) -> tuple[Session, list[dict[str, Json]]] | None:
+        with self._cond:
+            rec = self._live(sid)
+            if rec is None:
+                return None
+            return self._session(sid, rec), [orjson.loads(e) for e in rec.log]
+
+    def wait(self, sid: str, after: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                rec = self._live(sid)
+                left = deadline - time.monotonic()
+                if rec is None or rec.version > after or left <= 0:
+                    return
+                self._cond.wait(min(left, 1.0))
+
+    def ping(self) -> None:
+        return None
+
+    # ----- helpers (called with the lock held) --------------------------------------
+    def _live(self, sid: str) -> _Record | None:
+        rec = self._sessions.get(sid)
+        if rec is not None and rec.expires <= time.monotonic():
+            del self._sessions[sid]
+            return None
+        return rec
+
+    def _answer(self, sid: str, key: str) -> dict[str, Json] | None:
+        hit = self._answers.get((sid, key))
+        if hit is None:
+            return None
+        if hit[1] <= time.monotonic():
+            del self._answers[(sid, key)]
+            return None
+        result: dict[str, Json] = orjson.loads(hit[0])
+        return result
+
+    @staticmethod
+    def _session(sid: str, rec: _Record) -> Session:
+        return Session(id=sid, version=rec.version, state=orjson.loads(rec.state), meta=orjson.loads(rec.meta),
+                       finished=rec.finished)
+
+    def _sweep(self) -> None:
+        """Drop expired sessions and answers now and then, so memory stays bounded."""
+        now = time.monotonic()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + 60
+        for sid in [s for s, r in self._sessions.items() if r.expires <= now]:
+            del self._sessions[sid]
+        for key in [k for k, (_, exp) in self._answers.items() if exp <= now]:
+            del self._answers[key]

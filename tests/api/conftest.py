@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from service.app import create_app
+from service.config import Config
+from tests.redis_server import RedisServer
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """One private redis-server per test module (append-only, so a restart keeps the data)."""
+    with RedisServer(appendonly=True) as server:
+        yield server
+
+
+@pytest.fixture
+def make_app(redis_server: RedisServer) -> Callable[..., Flask]:
+    """An app on the module's Redis with a key prefix of its own; keyword arguments override Config."""
+    def make(server: RedisServer | None = None, **overrides: Any) -> Flask:
+        fields: dict[str, Any] = {"redis_url": (server or redis_server).url, "redis_timeout": 0.3,
+                                  "key_prefix": f"t{uuid.uuid4().hex[:10]}:", "long_poll_max": 5.0,
+                                  "testing": True, "log_level": "WARNING"}
+        fields.update(overrides)
+        return create_app(Config(**fields))
+    return make
