@@ -25,7 +25,7 @@ def option_sets(game_id: str) -> list[dict]:
 
 
 @pytest.mark.parametrize(("game_id", "players"), CASES)
-@settings(max_examples=int(__import__("os").environ.get("PLAYOUTS", "12")), deadline=None,
+@settings(max_examples=int(__import__("os").environ.get("PLAYOUTS", "100")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.binary(min_size=1, max_size=16), pick=st.integers(0, 2**32 - 1), which=st.integers(0, 99))
 def test_random_playouts(game_id: str, players: int, seed: bytes, pick: int, which: int) -> None:
