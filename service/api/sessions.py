@@ -208,6 +208,7 @@ def create() -> Response:
         engine.get_game(game)
     except engine.UnknownGame as exc:
         raise ApiError(422, "unknown_game", exc.message) from None
+    g.game = game  # labels this request's metrics and log line with the game
     spec["seed"] = spec.get("seed") or new_seed()
     state = start_match(game, spec)
     deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
