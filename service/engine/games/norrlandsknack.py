@@ -149,36 +149,44 @@ class Norrlandsknack(Game):
         return left(state["dealer"], state["players"])
 
     def knocker(self, state: State) -> int | None:
-        return next((s for s, a in state["declarations"] if a == "knock"), None)
+        for s, a in state["declarations"]:
+            if a == "knock":
+                return s
+        return None
 
     def active(self, state: State) -> list[int]:
-        """The seats playing this deal, clockwise from forehand (first deal: everyone once knocked)."""
-        order = order_from(self.forehand(state), state["players"])
+        """The seats playing this deal, clockwise from forehand (first deal: everyone once knocked).
+
+        Declarations are made in turn from forehand (check_state verifies it), so the seats that
+        declared to play are already in clockwise order from forehand."""
         if state["deal_no"] == 1:
-            return order if self.knocker(state) is not None else []
-        said = dict((s, a) for s, a in state["declarations"])
-        return [s for s in order if said.get(s) in PLAYING]
+            return order_from(self.forehand(state), state["players"]) if self.knocker(state) is not None else []
+        return [s for s, a in state["declarations"] if a in PLAYING]
 
     def declarer(self, state: State) -> int:
-        return order_from(self.forehand(state), state["players"])[len(state["declarations"])]
+        """The next seat to declare: they declare in turn from forehand, one each."""
+        return (self.forehand(state) + len(state["declarations"])) % state["players"]
 
-    def buyer(self, state: State) -> int:
-        return self.active(state)[state["buys"]]
+    def buyer(self, state: State, active: list[int]) -> int:
+        """The active seats buy in turn from forehand, one each."""
+        return active[state["buys"]]
 
-    def on_turn(self, state: State) -> int:
+    def on_turn(self, state: State, active: list[int]) -> int:
+        """Who plays next: the next active seat clockwise from the last card, else the trick's leader."""
         plays = state["trick"]["plays"]
         if plays:
-            active = self.active(state)
-            return next_matching(plays[-1][0], state["players"], active.__contains__) or 0
-        return state["tricks"][-1]["winner"] if state["tricks"] else self.active(state)[0]
+            return active[(active.index(plays[-1][0]) + 1) % len(active)]
+        return state["tricks"][-1]["winner"] if state["tricks"] else active[0]
 
     def table(self, state: State) -> TrickTable:
         return TABLES[state["options"]["trick_rule"]]
 
     def turn_seat(self, state: State) -> int:
         phase = state["phase"]
-        return self.declarer(state) if phase == "declare" else self.buyer(state) if phase == "buy" \
-            else self.on_turn(state)
+        if phase == "declare":
+            return self.declarer(state)
+        active = self.active(state)
+        return self.buyer(state, active) if phase == "buy" else self.on_turn(state, active)
 
     def to_act(self, state: State) -> list[int]:
         return sorted({m["seat"] for m in self.legal_moves(state)})
@@ -191,19 +199,21 @@ class Norrlandsknack(Game):
                 ("knock", "pass") if self.knocker(state) is None else ("join", "pass")
             return [{"seat": seat, "action": v} for v in verbs]
         if phase == "buy":
-            seat = self.buyer(state)
+            seat = self.buyer(state, self.active(state))
             hand = state["hands"][seat]
             low = 1 if seat == state["dealer"] else 0
             return [{"seat": seat, "action": "buy", "cards": list(c)}
                     for k in range(low, len(hand) + 1) for c in combinations(hand, k)]
         if phase == "play":
-            seat = self.on_turn(state)
+            seat = self.on_turn(state, self.active(state))
             return play_moves(seat, self.table(state).legal_cards(state["hands"][seat], state["trick"]["plays"],
                                                                    state["trump"]))
         return []
 
-    def require_turn(self, state: State, move: Move, doing: str) -> None:
-        due = self.turn_seat(state)
+    def require_turn(self, state: State, move: Move, doing: str, due: int | None = None) -> None:
+        """``due``: the seat on turn when the caller already knows it."""
+        if due is None:
+            due = self.turn_seat(state)
         if move["seat"] != due:
             raise IllegalMove("not_your_turn", f"It is not your turn: seat {due} is to {doing}.", seat=move["seat"])
 
@@ -258,7 +268,8 @@ class Norrlandsknack(Game):
 
     # ----- buying ------------------------------------------------------------------------
     def buy(self, state: State, move: Move, events: list[Event]) -> None:
-        self.require_turn(state, move, "buy")
+        active = self.active(state)
+        self.require_turn(state, move, "buy", self.buyer(state, active))
         seat, cards = move["seat"], move["cards"]
         hand = state["hands"][seat]
         for c in cards:
@@ -278,22 +289,23 @@ class Norrlandsknack(Game):
         state["discards"][seat] = list(cards)
         state["buys"] += 1
         events.append({"type": "buy", "seat": seat, "discarded": len(cards), "drawn": drawn})
-        if state["buys"] == len(self.active(state)):
+        if state["buys"] == len(active):
             state["phase"] = "play"
 
     # ----- play --------------------------------------------------------------------------
     def play_card(self, state: State, move: Move, events: list[Event]) -> None:
-        self.require_turn(state, move, "play")
+        active, table, trump = self.active(state), self.table(state), state["trump"]
+        self.require_turn(state, move, "play", self.on_turn(state, active))
         seat, card = move["seat"], move["card"]
         hand = state["hands"][seat]
         require_in_hand(hand, card)
         plays = state["trick"]["plays"]
-        self.table(state).check(hand, plays, card, state["trump"])
+        table.check(hand, plays, card, trump)
         hand.remove(card)
         plays.append([seat, card])
-        if len(plays) < len(self.active(state)):
+        if len(plays) < len(active):
             return
-        winner = self.table(state).winner(plays, state["trump"])
+        winner = table.winner(plays, trump)
         state["tricks"].append({"plays": plays, "winner": winner})
         state["trick"] = {"plays": []}
         events.append({"type": "trick", "number": len(state["tricks"]), "winner": winner})

@@ -136,19 +136,20 @@ class Toepen(Game):
     def in_match(state: State, seat: int) -> bool:
         return state["eliminated"][seat] is None
 
-    def is_active(self, state: State, seat: int) -> bool:
-        return state["eliminated"][seat] is None and state["folded"][seat] is None
-
     def actives(self, state: State) -> list[int]:
-        return [s for s in range(state["players"]) if self.is_active(state, s)]
+        """The players still in this deal (neither eliminated nor folded), in seat order."""
+        eliminated, folded = state["eliminated"], state["folded"]
+        return [s for s in range(state["players"]) if eliminated[s] is None and folded[s] is None]
 
     def order_of(self, state: State, dealer: int) -> list[int]:
-        n = state["players"]
-        return [s for s in order_from((dealer + 1) % n, n) if self.in_match(state, s)]
+        """The players in the match, clockwise from ``dealer``'s left."""
+        n, eliminated = state["players"], state["eliminated"]
+        return [s for s in order_from((dealer + 1) % n, n) if eliminated[s] is None]
 
     def others_from(self, state: State, seat: int) -> list[int]:
         """Every other active player, clockwise from ``seat``'s left: the order of a poll."""
-        return [s for s in order_from(seat, state["players"])[1:] if self.is_active(state, s)]
+        active = self.actives(state)
+        return [s for s in order_from(seat, state["players"])[1:] if s in active]
 
     @staticmethod
     def base_stake(state: State) -> int:
@@ -290,25 +291,40 @@ class Toepen(Game):
         q = state["poverty"]
         return q if q is not None else self.order_of(state, state["dealer"])[0]
 
-    def on_turn(self, state: State) -> int:
-        """Who plays next: clockwise from the last card, skipping folded players and those who played."""
+    def on_turn(self, state: State, active: list[int]) -> int:
+        """Who plays next: clockwise from the last card, skipping folded players (not in ``active``)
+        and those who played."""
         n, plays = state["players"], state["trick"]["plays"]
         if plays:
             played = {p[0] for p in plays}
-            nxt = next_matching(plays[-1][0], n, lambda s: self.is_active(state, s) and s not in played)
+            nxt = next_matching(plays[-1][0], n, lambda s: s in active and s not in played)
             assert nxt is not None
             return nxt
         tricks = state["tricks"]
         lead = tricks[-1]["winner"] if tricks else self.first_leader(state)
-        if self.is_active(state, lead):
+        if lead in active:
             return lead
-        nxt = next_matching(lead, n, lambda s: self.is_active(state, s))
+        nxt = next_matching(lead, n, active.__contains__)
         assert nxt is not None
         return nxt
 
-    def may_knock(self, state: State, seat: int) -> bool:
-        return (self.is_active(state, seat) and self.last_knocker(state) != seat
-                and state["totals"][seat] + self.stake(state) + 1 <= state["options"]["target"])
+    def knockers(self, state: State, active: list[int]) -> list[int]:
+        """Who may knock now: a player still in, not the last knocker, whose total at the raised stake
+        would not pass the target."""
+        last, raised = self.last_knocker(state), self.stake(state) + 1
+        totals, target = state["totals"], state["options"]["target"]
+        return [s for s in active if s != last and totals[s] + raised <= target]
+
+    def may_act(self, state: State, seat: int) -> bool:
+        """Has ``seat`` a legal move while no poll is pending? (``seat in to_act(state)``, without
+        listing every move.)"""
+        phase = state["phase"]
+        if phase == "exchange":
+            return seat == state["turn"]
+        if phase == "warnings":
+            return seat == self.warner(state)
+        active = self.actives(state)
+        return seat == self.on_turn(state, active) or seat in self.knockers(state, active)
 
     def to_act(self, state: State) -> list[int]:
         return sorted({m["seat"] for m in self.legal_moves(state)})
@@ -326,9 +342,10 @@ class Toepen(Game):
         if phase == "warnings":
             seat = self.warner(state)
             return [{"seat": seat, "action": "warn", "signal": sig} for sig in SIGNALS]
-        seat = self.on_turn(state)
+        active = self.actives(state)
+        seat = self.on_turn(state, active)
         moves = play_moves(seat, TRICKS.legal_cards(state["hands"][seat], state["trick"]["plays"]))
-        return moves + [{"seat": s, "action": "knock"} for s in range(state["players"]) if self.may_knock(state, s)]
+        return moves + [{"seat": s, "action": "knock"} for s in self.knockers(state, active)]
 
     # ----- the order of the checks (4) --------------------------------------------------
     def dispatch(self, state: State, move: Move, events: list[Event]) -> None:
@@ -347,7 +364,7 @@ class Toepen(Game):
             return
         if action in POLL_VERBS:
             raise IllegalMove("wrong_phase", f"'{action}' answers a poll, and nobody is being polled now.")
-        if not (action == "knock" and phase == "play") and seat not in self.to_act(state):
+        if not (action == "knock" and phase == "play") and not self.may_act(state, seat):
             raise IllegalMove("not_your_turn", f"It is not your turn: seat {self.to_act(state)[0]} is to act.",
                               seat=seat)
         super().dispatch(state, move, events)
@@ -355,7 +372,8 @@ class Toepen(Game):
     # ----- play (4.4, 4.5) --------------------------------------------------------------
     def play_card(self, state: State, move: Move, events: list[Event]) -> None:
         seat, card = move["seat"], move["card"]
-        turn = self.on_turn(state)
+        active = self.actives(state)
+        turn = self.on_turn(state, active)
         if seat != turn:
             raise IllegalMove("not_your_turn", f"It is seat {turn}'s turn to play; you may only knock.", seat=seat)
         hand, plays = state["hands"][seat], state["trick"]["plays"]
@@ -364,16 +382,17 @@ class Toepen(Game):
         hand.remove(card)
         plays.append([seat, card])
         events.append({"type": "play", "seat": seat, "card": card})
-        if self.trick_complete(state):
-            self.finish_trick(state, events)
+        if self.trick_complete(state, active):
+            self.finish_trick(state, active, events)
 
-    def trick_complete(self, state: State) -> bool:
+    def trick_complete(self, state: State, active: list[int]) -> bool:
+        """Has every player still in (``active``) played to the trick?"""
         played = {p[0] for p in state["trick"]["plays"]}
-        return bool(played) and all(s in played for s in self.actives(state))
+        return bool(played) and all(s in played for s in active)
 
-    def finish_trick(self, state: State, events: list[Event]) -> None:
+    def finish_trick(self, state: State, active: list[int], events: list[Event]) -> None:
         plays = state["trick"]["plays"]
-        winner = trick_winner(plays, set(self.actives(state)))
+        winner = trick_winner(plays, set(active))
         state["tricks"].append({"plays": plays, "winner": winner})
         state["trick"] = {"plays": []}
         events.append({"type": "trick", "number": len(state["tricks"]), "winner": winner})
@@ -409,8 +428,8 @@ class Toepen(Game):
         left = self.actives(state)
         if len(left) == 1:
             self.end_deal(state, events)
-        elif self.trick_complete(state):
-            self.finish_trick(state, events)
+        elif self.trick_complete(state, left):
+            self.finish_trick(state, left, events)
 
     # ----- settlement (6) and the match (2) ---------------------------------------------
     def deal_winner(self, state: State) -> int:
