@@ -46,6 +46,7 @@ KEYS = ("dealer", "deal_no", "chips", "pool", "last", "share_out", "hands", "tur
         "refilled", "discards", "declared", "drawn", "tricks", "trick")
 RECORD_KEYS = ("deal", "dealer", "pool", "tricks", "gains", "loos", "looed")
 DECLARATIONS = ("stand", "pass", "defend")
+PLAYING = ("stand", "defend")  # the declarations of the hands that play the deal
 LEAD_REASONS = ("must_lead_trump_ace", "must_lead_trump_king", "must_lead_trump", "must_lead_highest_trump")
 BIG = 10**9
 PACK = frozenset(STANDARD_PACK)
@@ -147,7 +148,24 @@ class IrishLoo(Game):
         return order_from(left(state["dealer"], state["players"]), state["players"])
 
     def active(self, state: State) -> list[int]:
-        return [s for s in self.seat_order(state) if state["declared"][s] in ("stand", "defend")]
+        """The hands that play the deal, eldest first."""
+        declared = state["declared"]
+        return [s for s in self.seat_order(state) if declared[s] in PLAYING]
+
+    def count_active(self, state: State) -> int:
+        """How many hands play the deal."""
+        declared = state["declared"]
+        return declared.count("stand") + declared.count("defend")
+
+    def next_active(self, state: State, seat: int) -> int:
+        """The first hand after ``seat``, clockwise, that plays the deal (``seat`` itself only when no other
+        does). The play's turns step along this way; it is cheaper than building the whole of ``active``."""
+        n, declared = state["players"], state["declared"]
+        for i in range(1, n + 1):
+            s = (seat + i) % n
+            if declared[s] in PLAYING:
+                return s
+        raise AssertionError("nobody plays this deal")
 
     @staticmethod
     def defender(state: State) -> int | None:
@@ -182,8 +200,8 @@ class IrishLoo(Game):
         """One card at a time from eldest, three rounds; then the turn-up, then the stock (top first)."""
         n = state["players"]
         hands: list[list[Card]] = [[] for _ in range(n)]
-        for k in range(HAND * n):
-            hands[(state["dealer"] + 1 + k) % n].append(cards[k])
+        for i in range(n):  # the i-th seat from eldest gets cards i, i + n and i + 2n
+            hands[(state["dealer"] + 1 + i) % n] = cards[i:HAND * n:n]
         return {"hands": hands, "rest": cards[HAND * n:]}
 
     def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
@@ -201,23 +219,25 @@ class IrishLoo(Game):
         return ["stand", "pass"] if may_pass else ["stand"]
 
     def next_declarer(self, state: State) -> int:
-        return next(s for s in self.seat_order(state) if state["declared"][s] is None)
+        """In turn from eldest (``seat_order``): counting the declarations made finds who is next."""
+        n = state["players"]
+        return (left(state["dealer"], n) + n - state["declared"].count(None)) % n
 
-    def next_exchanger(self, state: State) -> int:
-        return next(s for s in self.active(state) if state["drawn"][s] is None)
+    def next_exchanger(self, state: State, active: list[int] | None = None) -> int:
+        """``active``: the hands that play, when the caller has already worked them out."""
+        drawn = state["drawn"]
+        return next(s for s in (self.active(state) if active is None else active) if drawn[s] is None)
 
     def obtainable(self, state: State) -> int:
         return len(state["rest"]) + sum(len(t) for t in state["thrown"])
 
     def leader(self, state: State) -> int:
-        return state["tricks"][-1]["winner"] if state["tricks"] else self.active(state)[0]
+        """The winner of the last trick; the first trick is led by the first active hand from eldest."""
+        return state["tricks"][-1]["winner"] if state["tricks"] else self.next_active(state, state["dealer"])
 
     def on_turn(self, state: State) -> int:
         plays = state["trick"]["plays"]
-        if not plays:
-            return self.leader(state)
-        active = self.active(state)
-        return active[(active.index(plays[-1][0]) + 1) % len(active)]
+        return self.next_active(state, plays[-1][0]) if plays else self.leader(state)
 
     def to_act(self, state: State) -> list[int]:
         return sorted({m["seat"] for m in self.legal_moves(state)})
@@ -254,7 +274,7 @@ class IrishLoo(Game):
             if len(trumps) < 2:
                 return []
             steps = [(trumps, "must_lead_trump")]
-            if always or len(self.active(state)) == 2:
+            if always or self.count_active(state) == 2:
                 steps.append((highest, "must_lead_highest_trump"))
             return steps
         if not trumps:
@@ -330,7 +350,8 @@ class IrishLoo(Game):
 
     def exchange(self, state: State, move: Move, events: list[Event]) -> None:
         seat, cards = move["seat"], move["cards"]
-        require_turn(move, self.next_exchanger(state))
+        active = self.active(state)
+        require_turn(move, self.next_exchanger(state, active))
         hand = state["hands"][seat]
         for i, card in enumerate(cards):
             require_in_hand(hand, card)
@@ -349,7 +370,7 @@ class IrishLoo(Game):
         del state["rest"][:len(cards)]
         state["drawn"][seat] = len(cards)
         events.append({"type": "exchange", "seat": seat, "count": len(cards)})
-        if all(state["drawn"][s] is not None for s in self.active(state)):
+        if all(state["drawn"][s] is not None for s in active):
             state["phase"] = "play"
 
     def refill(self, state: State, events: list[Event]) -> None:
@@ -369,7 +390,7 @@ class IrishLoo(Game):
         self.check_card(state, hand, plays, len(state["tricks"]), card)
         hand.remove(card)
         plays.append([seat, card])
-        if len(plays) < len(self.active(state)):
+        if len(plays) < self.count_active(state):
             return
         winner = self.table(state).winner(plays, self.trump(state))
         state["tricks"].append({"plays": plays, "winner": winner})

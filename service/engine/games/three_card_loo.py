@@ -31,7 +31,7 @@ from ..errors import IllegalMove
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
-from ..seats import left, next_matching, order_from, rank_seats
+from ..seats import left, order_from, rank_seats
 from ..tricks import TrickRules, TrickTable
 
 HAND = 3
@@ -44,6 +44,7 @@ FOLLOW = {undertrump: TrickTable(TrickRules(head=True, must_trump=True, overtrum
                                             undertrump="required" if undertrump else "allowed"))
           for undertrump in (True, False)}
 Ladder = list[tuple[list[Card], str]]  # narrowing duties, each with the reason for the cards it excludes
+Refusal = tuple[str, str]  # why a declaration is not allowed: the IllegalMove reason and message
 KEYS = ("dealer", "deal_no", "chips", "pool", "stake", "hands", "miss", "turn_up", "rest", "thrown", "declared",
         "tricks", "trick")
 
@@ -130,13 +131,12 @@ class ThreeCardLoo(Game):
         """One at a time, three rounds, eldest first, Miss right after the dealer (R11); then the turn-up."""
         n = state["players"]
         eldest = left(state["dealer"], n)
+        step = n + 1  # a round: one card to each hand, eldest first, then one to Miss
         hands: list[list[Card]] = [[] for _ in range(n)]
-        miss: list[Card] = []
-        for r in range(HAND):
-            for i in range(n):
-                hands[(eldest + i) % n].append(cards[(n + 1) * r + i])
-            miss.append(cards[(n + 1) * r + n])
-        return {"hands": hands, "rest": miss + cards[HAND * (n + 1):]}
+        for i in range(n):
+            hands[(eldest + i) % n] = cards[i:HAND * step:step]
+        miss = cards[n:HAND * step:step]
+        return {"hands": hands, "rest": miss + cards[HAND * step:]}
 
     def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
         need_hand_sizes(deal, HAND)
@@ -151,20 +151,23 @@ class ThreeCardLoo(Game):
             seat = declare_turn(state["players"], state["dealer"], state["declared"])
             if seat is None:
                 return []
-            return [{"seat": seat, "action": verb} for verb in DECLARATIONS
-                    if self.refusal(state, seat, verb) is None]
+            facts = self.declaring(state, seat)
+            return [{"seat": seat, "action": verb} for verb in DECLARATIONS if refusal(*facts, verb) is None]
         if state["phase"] == "play":
             seat = self.on_turn(state)
             hand = state["hands"][seat]
             return play_moves(seat, legal_cards(self.duties(state, hand), hand))
         return []
 
-    def refusal(self, state: State, seat: int, verb: str) -> IllegalMove | None:
+    def refusal(self, state: State, seat: int, verb: str) -> Refusal | None:
         """Why ``seat``, on turn, may not declare ``verb`` in the deal on the table; None if he may."""
+        return refusal(*self.declaring(state, seat), verb)
+
+    def declaring(self, state: State, seat: int) -> tuple[Options, bool, bool, bool, bool]:
+        """The facts a declaration by ``seat`` depends on: the arguments of ``refusal`` but the verb."""
         n, opts = state["players"], state["options"]
         withdrawn = compulsory(opts, is_closing(opts, n, state["deal_no"]), state["turn_up"][1])
-        return refusal(opts, withdrawn, state["pool"] == opts["ante"],
-                       *situation(n, state["dealer"], state["declared"], seat), verb)
+        return (opts, withdrawn, state["pool"] == opts["ante"], *situation(n, state["dealer"], state["declared"], seat))
 
     def on_turn(self, state: State) -> int:
         n, declared = state["players"], state["declared"]
@@ -177,7 +180,7 @@ class ThreeCardLoo(Game):
         opts, plays, turn_up = state["options"], state["trick"]["plays"], state["turn_up"]
         if plays:
             return FOLLOW[opts["must_undertrump"]].ladder(hand, plays, turn_up[1])
-        active = sum(1 for r in state["declared"] if r in ACTIVE)
+        active = playing(state["declared"])
         return lead_ladder(hand, not state["tricks"], active, turn_up, opts["lead_highest_trump"] == "always")
 
     # ----- moves ------------------------------------------------------------------------
@@ -189,7 +192,7 @@ class ThreeCardLoo(Game):
         require_turn(move, on_turn)
         refused = self.refusal(state, seat, verb)
         if refused is not None:
-            raise refused
+            raise IllegalMove(*refused)
         declared[seat] = verb
         if verb != "stand":
             state["thrown"][seat] = state["hands"][seat]
@@ -217,7 +220,7 @@ class ThreeCardLoo(Game):
                     raise IllegalMove(reason, explain_lead(reason, allowed, state["turn_up"]), card=card)
         hand.remove(card)
         plays.append([seat, card])
-        if len(plays) == sum(1 for r in state["declared"] if r in ACTIVE):
+        if len(plays) == playing(state["declared"]):
             winner = FOLLOW[True].winner(plays, state["turn_up"][1])
             state["tricks"].append({"plays": plays, "winner": winner})
             state["trick"] = {"plays": []}
@@ -340,7 +343,7 @@ class ThreeCardLoo(Game):
         tricks = need_list(state["tricks"], "tricks")
         trick = need_dict(state["trick"], "trick", ("plays",))
         need_exact_keys(trick, "trick", ("plays",))
-        active = sum(1 for r in declared if r in ACTIVE)
+        active = playing(declared)
         need(len(tricks) <= TRICKS and (status == "play" or not tricks), "Too many tricks, or tricks before play.")
         for t in tricks:
             need_dict(t, "trick", ("plays", "winner"))
@@ -404,12 +407,13 @@ def declare_turn(n: int, dealer: int, declared: list[Any]) -> int | None:
     """The next seat to declare, eldest first; None when all have, or all but the dealer passed."""
     if lone_winner(n, dealer, declared) is not None:
         return None
-    return next((s for s in order_from(left(dealer, n), n) if declared[s] is None), None)
+    made = n - declared.count(None)  # declarations are made in turn: counting them finds who is next
+    return (left(dealer, n) + made) % n if made < n else None
 
 
 def lone_winner(n: int, dealer: int, declared: list[Any]) -> int | None:
     """The seat that wins the pool without play: the dealer when all others passed, or a lone Miss-taker."""
-    if all(declared[s] == "pass" for s in range(n) if s != dealer):
+    if others_all_passed(n, dealer, declared):
         return dealer
     if declared[dealer] is None:
         return None
@@ -417,38 +421,51 @@ def lone_winner(n: int, dealer: int, declared: list[Any]) -> int | None:
     return active[0] if len(active) == 1 else None
 
 
+def others_all_passed(n: int, dealer: int, declared: list[Any]) -> bool:
+    """Has every seat but the dealer passed? (All the passes, less the dealer's own if he passed.)"""
+    return declared.count("pass") - (declared[dealer] == "pass") == n - 1
+
+
+def playing(declared: list[Any]) -> int:
+    """How many hands play the deal: those that declared, less those that passed."""
+    return len(declared) - declared.count(None) - declared.count("pass")
+
+
 def next_active(seat: int, n: int, declared: list[Any]) -> int:
-    found = next_matching(seat, n, lambda s: declared[s] in ACTIVE)
-    assert found is not None
-    return found
+    """The next seat after ``seat``, clockwise, whose hand plays the deal."""
+    for i in range(1, n + 1):
+        s = (seat + i) % n
+        if declared[s] in ACTIVE:
+            return s
+    raise AssertionError("no hand plays the deal")
 
 
 def situation(n: int, dealer: int, declared: list[Any], seat: int) -> tuple[bool, bool]:
     """Has Miss been taken? Is ``seat`` the dealer facing a single player who stood without Miss?"""
-    miss_taken = any(r in ("take_miss", "defend") for r in declared)
+    miss_taken = "take_miss" in declared or "defend" in declared
+    if seat != dealer:
+        return miss_taken, False
     players = [s for s in range(n) if s != dealer and declared[s] in ACTIVE]
-    return miss_taken, seat == dealer and len(players) == 1 and declared[players[0]] == "stand"
+    return miss_taken, len(players) == 1 and declared[players[0]] == "stand"
 
 
 def refusal(opts: Options, withdrawn: bool, single: bool, miss_taken: bool, facing_one: bool,
-            verb: str) -> IllegalMove | None:
+            verb: str) -> Refusal | None:
     """Why a declaration is refused, checked in the spec's order; None if it is allowed.
 
     withdrawn: a compulsory deal (no Miss, no passing); single: the pool held nothing before the ante;
     facing_one: the declarer is the dealer and a single player stood without taking Miss.
     """
     if verb in ("take_miss", "defend") and (withdrawn or miss_taken):
-        return IllegalMove("miss_not_available", "Miss is withdrawn in this deal." if withdrawn
-                           else "Miss has already been taken.")
+        return ("miss_not_available", "Miss is withdrawn in this deal." if withdrawn
+                else "Miss has already been taken.")
     if verb == "pass":
         if withdrawn or (opts["no_pass_on_single"] and single):
-            return IllegalMove("pass_not_allowed", "Nobody may pass in this deal.")
+            return ("pass_not_allowed", "Nobody may pass in this deal.")
         if facing_one:
-            return IllegalMove("pass_not_allowed", "You may not pass against a single player: stand, take Miss "
-                                                   "or defend Miss.")
+            return ("pass_not_allowed", "You may not pass against a single player: stand, take Miss or defend Miss.")
     if verb == "defend" and not facing_one:
-        return IllegalMove("defend_not_allowed", "Only the dealer, when a single player stands without Miss, "
-                                                 "may defend Miss.")
+        return ("defend_not_allowed", "Only the dealer, when a single player stands without Miss, may defend Miss.")
     return None
 
 

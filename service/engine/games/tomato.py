@@ -36,7 +36,7 @@ from ..moves import Action, Move, Param
 from ..moves import parse_move as parse_vocabulary
 from ..options import Option, Options
 from ..pots import split_evenly
-from ..seats import order_from, rank_seats
+from ..seats import left, order_from, rank_seats
 from ..tricks import TrickRules, TrickTable
 
 HAND = 3
@@ -46,6 +46,7 @@ TRICKS = {True: TrickTable(TrickRules(**_RULES, undertrump="required")),   # mus
           False: TrickTable(TrickRules(**_RULES, undertrump="allowed"))}
 SPANISH = frozenset(SPANISH_PACK)
 CALLS = (None, "pass", "take", "stand", "fold")
+PLAYING = ("take", "stand")  # the calls of the hands that play the deal (besides a defender)
 KEYS = ("dealer", "deal_no", "chips", "pot", "side_pots", "hands", "rest", "discards", "calls", "bidder",
         "turn_up", "declines", "defender", "tricks", "trick", "shared")
 
@@ -71,6 +72,11 @@ PARSE_ACTIONS = {**ACTIONS, "take": Action(ACTIONS["take"].doc, {"discard_index"
 def rightwards(start: int, n: int) -> list[int]:
     """All seats from ``start`` on, going to the right (anticlockwise)."""
     return order_from(start, n, -1)
+
+
+def to_the_right(seat: int, steps: int, n: int) -> int:
+    """The seat ``steps`` places to the right of ``seat``."""
+    return (seat - steps) % n
 
 
 class Tomato(Game):
@@ -142,8 +148,8 @@ class Tomato(Game):
         """One at a time, three rounds, from the dealer's right to the dealer; then the trump card."""
         n, dealer = state["players"], state["dealer"]
         hands: list[list[Card]] = [[] for _ in range(n)]
-        for k in range(HAND * n):
-            hands[(dealer - 1 - k % n) % n].append(cards[k])
+        for i in range(n):  # the i-th seat to the dealer's right gets cards i, i + n and i + 2n
+            hands[(dealer - 1 - i) % n] = cards[i:HAND * n:n]
         return {"hands": hands, "rest": cards[HAND * n:]}
 
     def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
@@ -163,12 +169,28 @@ class Tomato(Game):
 
     def active(self, state: State) -> list[int]:
         """Seats playing the deal, bidder, standers and defender, in order from the dealer's right."""
-        n, calls = state["players"], state["calls"]
-        return [s for s in rightwards((state["dealer"] - 1) % n, n)
-                if calls[s] in ("take", "stand") or s == state["defender"]]
+        n, calls, defender = state["players"], state["calls"], state["defender"]
+        return [s for s in rightwards((state["dealer"] - 1) % n, n) if calls[s] in PLAYING or s == defender]
+
+    def count_active(self, state: State) -> int:
+        """How many hands play the deal (a defender never took or stood: he is counted apart)."""
+        calls = state["calls"]
+        return calls.count("take") + calls.count("stand") + (state["defender"] is not None)
+
+    def next_active(self, state: State, seat: int) -> int:
+        """The first active hand to the right of ``seat`` (``seat`` itself only when no other plays).
+        The play's turns step along this way; it is cheaper than building the whole of ``active``."""
+        n, calls, defender = state["players"], state["calls"], state["defender"]
+        for i in range(1, n + 1):
+            s = (seat - i) % n
+            if calls[s] in PLAYING or s == defender:
+                return s
+        raise AssertionError("nobody plays this deal")
 
     def first_leader(self, state: State) -> int:
-        return state["defender"] if state["defender"] is not None else self.active(state)[0]
+        """The defender, else the first active hand to the dealer's right."""
+        defender = state["defender"]
+        return defender if defender is not None else self.next_active(state, state["dealer"])
 
     def trick_order(self, state: State, leader: int, active: list[int] | None = None) -> list[int]:
         playing = set(self.active(state) if active is None else active)
@@ -179,15 +201,16 @@ class Tomato(Game):
         return int(tricks[-1]["winner"]) if tricks else self.first_leader(state)
 
     def on_turn(self, state: State) -> int:
-        phase, calls = state["phase"], state["calls"]
-        if phase == "take":
-            return self.take_order(state)[calls.count("pass")]
-        if phase == "declare":
-            return next(s for s in self.declare_order(state) if calls[s] is None)
-        if phase == "defend":
-            return self.defend_order(state)[state["declines"]]
+        # Everyone speaks in turn to the right: counting who has spoken finds who is next.
+        phase, calls, n = state["phase"], state["calls"], state["players"]
+        if phase == "take":  # the dealer first (take_order)
+            return to_the_right(state["dealer"], calls.count("pass"), n)
+        if phase == "declare":  # from the bidder's right (declare_order)
+            return to_the_right(state["bidder"], 1 + calls.count("stand") + calls.count("fold"), n)
+        if phase == "defend":  # from the bidder's right (defend_order)
+            return to_the_right(state["bidder"], 1 + state["declines"], n)
         plays = state["trick"]["plays"]
-        return self.trick_order(state, self.leader(state))[len(plays)]
+        return self.next_active(state, plays[-1][0]) if plays else self.leader(state)
 
     def require_turn(self, state: State, seat: int) -> None:
         due = self.on_turn(state)
@@ -255,7 +278,7 @@ class Tomato(Game):
         self.require_turn(state, seat)
         state["calls"][seat] = "stand" if stand else "fold"
         events.append({"type": "stand" if stand else "fold", "seat": seat})
-        if all(state["calls"][s] is not None for s in self.declare_order(state)):
+        if seat == left(state["dealer"], state["players"]):  # the last of the declare order has spoken
             self.after_declare(state)
 
     def after_declare(self, state: State) -> None:
@@ -287,13 +310,13 @@ class Tomato(Game):
         hand = state["hands"][seat]
         require_in_hand(hand, card)
         plays = state["trick"]["plays"]
-        table = TRICKS[state["options"]["must_undertrump"]]
-        table.check(hand, plays, card, self.trump(state))
+        table, trump = TRICKS[state["options"]["must_undertrump"]], self.trump(state)
+        table.check(hand, plays, card, trump)
         hand.remove(card)
         plays.append([seat, card])
-        if len(plays) < len(self.active(state)):
+        if len(plays) < self.count_active(state):
             return
-        winner = table.winner(plays, self.trump(state))
+        winner = table.winner(plays, trump)
         state["tricks"].append({"plays": plays, "winner": winner})
         state["trick"] = {"plays": []}
         events.append({"type": "trick", "number": len(state["tricks"]), "winner": winner})
