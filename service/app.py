@@ -6,7 +6,7 @@ from pathlib import Path
 from flask import Flask, Response
 
 from . import engine
-from .api import errors, observability
+from .api import bench_echo, errors, observability
 from .api.codec import codec_for
 from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
@@ -35,6 +35,8 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(games_bp)
     app.register_blueprint(sessions_bp)
     _ops(app)
+    if bench_echo.enabled():  # BENCH_ENDPOINTS=1: the floor endpoints of bench/ (docs/performance.md)
+        app.register_blueprint(bench_echo.bp)
     return app
 
 

@@ -1,0 +1,194 @@
+"""Engine costs from seeded random playouts, beside the pure-Python floor (bench/floor.py).
+
+- ``costs``: for every game (its default player count and options), microseconds per move (legal_moves +
+  choosing one at random + apply in place, as the API does), per state validation (check_state) and per view
+  (seat 0 and spectator), plus the ratio of the per-move cost to the floor. The ratio is measured in rounds:
+  each round times the floor and then every game for the same short while, so both see the same machine load;
+  the reported ratio is the median over rounds.
+- ``growth``: the longest matches (many rounds or deals): per-move time, validation time, state size and
+  /move response size in the first, middle and last tenth of the match.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from typing import Any
+
+import orjson
+
+from service import engine
+
+from .floor import playout as floor_playout
+
+# The longest matches: (game, players, options) for the full and the short mode.
+LONG_MATCHES = {
+    "full": [("davoserjazz", 4, {"rounds": 8}), ("femkort", 4, {"deals": 200}), ("zwikken", 3, {"deals": 99}),
+             ("irish_loo", 4, {"rounds": 8}), ("toepen", 4, {"target": 30})],
+    "short": [("davoserjazz", 4, {"rounds": 2}), ("femkort", 4, {"deals": 40}), ("zwikken", 3, {"deals": 21})],
+}
+
+
+def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A listed move with any range parameter ``{"min", "max"}`` replaced by a value in it."""
+    for value in move.values():
+        if type(value) is dict:
+            out = dict(move)
+            for key, v in move.items():
+                if type(v) is dict and set(v) == {"min", "max"}:
+                    out[key] = rng.randint(v["min"], v["max"])
+            return out
+    return move
+
+
+def floor_us_per_move(seconds: float, rng: random.Random) -> float:
+    moves, start, perf = 0, time.perf_counter(), time.perf_counter
+    while perf() - start < seconds:
+        for _ in range(20):
+            moves += floor_playout(rng)
+    return (perf() - start) / moves * 1e6
+
+
+def playout_us_per_move(game_id: str, players: int, options: dict[str, Any], seconds: float,
+                        rng: random.Random, tag: int) -> tuple[float, int]:
+    """Whole random matches for ``seconds``; only the move loop is timed (not new_match). Per move, like
+    the floor: list the legal moves, pick one at random, apply it."""
+    legal_moves, apply, choice, perf = engine.legal_moves, engine.apply, rng.choice, time.perf_counter
+    total, moves, m = 0.0, 0, 0
+    while total < seconds:
+        state = engine.new_match(game_id, players, options, f"{tag:x}{m:04x}")
+        m += 1
+        n = 0
+        t0 = perf()
+        while state["phase"] != engine.base.OVER:
+            state, _ = apply(state, concrete(choice(legal_moves(state)), rng), in_place=True)
+            n += 1
+        total += perf() - t0
+        moves += n
+    return total / moves * 1e6, moves
+
+
+def detail(game_id: str, players: int, options: dict[str, Any], matches: int, seed: int) -> dict[str, Any]:
+    """Per-move timings (median and p90), validation and view times on every 5th state, and sizes."""
+    rng = random.Random(seed)
+    perf = time.perf_counter
+    move_t: list[float] = []
+    check_t: list[float] = []
+    view_t: list[float] = []
+    spect_t: list[float] = []
+    sizes: list[int] = []
+    for m in range(matches):
+        state = engine.new_match(game_id, players, options, f"d{seed:x}{m:04x}")
+        k = 0
+        while not engine.is_finished(state):
+            t0 = perf()
+            move = concrete(rng.choice(engine.legal_moves(state)), rng)
+            state, _ = engine.apply(state, move, in_place=True)
+            move_t.append(perf() - t0)
+            k += 1
+            if k % 5 == 0:
+                check_t.append(_time(engine.check_state, game_id, state))
+                view_t.append(_time(engine.view, state, 0))
+                spect_t.append(_time(engine.view, state, None))
+                sizes.append(len(orjson.dumps(state)))
+    return {"move_us_median": _us(statistics.median(move_t)), "move_us_p90": _us(_pct(move_t, 90)),
+            "validate_us": _us(statistics.median(check_t)), "view_us": _us(statistics.median(view_t)),
+            "view_spectator_us": _us(statistics.median(spect_t)), "state_bytes_median": int(statistics.median(sizes)),
+            "detail_moves": len(move_t), "moves_per_match": round(len(move_t) / matches, 1)}
+
+
+def costs(mode: str, log: Any = print) -> dict[str, Any]:
+    """The engine table: every game's per-move cost beside the floor, measured in interleaved rounds."""
+    short = mode == "short"
+    rounds, slice_s = (3, 0.25) if short else (7, 1.0)
+    games = engine.all_games()
+    rng = random.Random(7)
+    floor_runs: list[float] = []
+    runs: dict[str, list[float]] = {g: [] for g in games}
+    ratios: dict[str, list[float]] = {g: [] for g in games}
+    moves: dict[str, int] = {g: 0 for g in games}
+    floor_playout(rng)
+    for r in range(rounds):
+        f = floor_us_per_move(slice_s, rng)
+        floor_runs.append(f)
+        for gid, game in games.items():
+            us, n = playout_us_per_move(gid, game.default_players, {}, slice_s, rng, 1000 * r + 1)
+            runs[gid].append(us)
+            ratios[gid].append(us / f)
+            moves[gid] += n
+        log(f"  engine round {r + 1}/{rounds}: floor {f:.2f} us/move")
+    out_games = []
+    for i, (gid, game) in enumerate(games.items()):
+        d = detail(gid, game.default_players, {}, 4 if short else 30, seed=11 + i)
+        out_games.append({"game": gid, "players": game.default_players, "options": "defaults",
+                          "move_us": round(statistics.median(runs[gid]), 2),
+                          "ratio_to_floor": round(statistics.median(ratios[gid]), 2),
+                          "ratio_runs": [round(x, 2) for x in ratios[gid]], "timed_moves": moves[gid], **d})
+    return {"floor": {"what": "bench/floor.py: 4 players, 52 cards, follow suit, no trumps, random legal play",
+                      "us_per_move": round(statistics.median(floor_runs), 3),
+                      "runs": [round(x, 3) for x in floor_runs]},
+            "rounds": rounds, "seconds_per_slice": slice_s, "games": out_games}
+
+
+def growth(mode: str) -> list[dict[str, Any]]:
+    """Start, middle and end of the longest matches: per-move and validation time, state and response size."""
+    out = []
+    for i, (gid, players, options) in enumerate(LONG_MATCHES[mode]):
+        rng = random.Random(100 + i)
+        matches = 2 if mode == "short" else 3
+        records: list[list[tuple[float, float, int, int]]] = []
+        for m in range(matches):
+            state = engine.new_match(gid, players, options, f"9{i:x}{m:04x}")
+            rec: list[tuple[float, float, int, int]] = []
+            while not engine.is_finished(state):
+                t0 = time.perf_counter()
+                move = concrete(rng.choice(engine.legal_moves(state)), rng)
+                state, events = engine.apply(state, move, in_place=True)
+                dt = time.perf_counter() - t0
+                if len(rec) % 3 == 0:  # every third move: validation time, state and /move response sizes
+                    vt = _time(engine.check_state, gid, state)
+                    env = {"state": state, "to_act": engine.to_act(state), "legal_moves": engine.legal_moves(state),
+                           "events": events, "finished": engine.is_finished(state), "result": engine.result(state)}
+                    rec.append((dt, vt, len(orjson.dumps(state)), len(orjson.dumps(env))))
+                else:
+                    rec.append((dt, -1.0, -1, -1))
+            records.append(rec)
+        phases: dict[str, dict[str, Any]] = {}
+        for name in ("start", "middle", "end"):
+            chunk = [x for rec in records for x in _tenth(rec, name)]
+            phases[name] = {"move_us": _us(statistics.median(x[0] for x in chunk)),
+                            "validate_us": _us(statistics.median(x[1] for x in chunk if x[1] >= 0)),
+                            "state_bytes": int(statistics.median(x[2] for x in chunk if x[2] >= 0)),
+                            "response_bytes": int(statistics.median(x[3] for x in chunk if x[3] >= 0))}
+        s, e = phases["start"], phases["end"]
+        out.append({"game": gid, "players": players, "options": options,
+                    "moves_per_match": round(sum(len(r) for r in records) / matches),
+                    **phases,
+                    "end_over_start": {k: round(e[k] / s[k], 2) for k in ("move_us", "validate_us", "state_bytes",
+                                                                           "response_bytes")}})
+    return out
+
+
+def _tenth(rec: list[Any], where: str) -> list[Any]:
+    n = len(rec)
+    t = max(n // 10, 3)
+    if where == "start":
+        return rec[:t]
+    if where == "end":
+        return rec[-t:]
+    return rec[n // 2 - t // 2:n // 2 - t // 2 + t]
+
+
+def _time(fn: Any, *args: Any) -> float:
+    t0 = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t0
+
+
+def _pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(len(s) * p / 100))]
+
+
+def _us(seconds: float) -> float:
+    return round(seconds * 1e6, 2)

@@ -1,0 +1,356 @@
+"""HTTP throughput and latency of the real endpoints against echo floors, under the shipped gunicorn config.
+
+The service runs as shipped (deploy/gunicorn.conf.py: gthread, WEB_CONCURRENCY workers x GUNICORN_THREADS
+threads, reuse_port; JSON access log on stdout; Prometheus multiprocess metrics) with BENCH_ENDPOINTS=1,
+which adds the echo floors (service/api/bench_echo.py), and a private redis-server (append-only, as
+deploy/serve.sh runs it). The load generator is a separate process (bench/loadgen.py).
+
+Rounds: every round runs each scenario once, at each concurrency, floor first; a ratio is taken within a
+round (endpoint / its floor) and the report gives the median over rounds.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from service import engine
+
+from . import loadgen
+from .engine_bench import concrete
+
+ROOT = Path(__file__).resolve().parents[1]
+# Stateless payloads: real mid-match states (femkort: follow suit and head the trick; tomato: trumps).
+PAYLOAD_GAMES = [("femkort", 4, {}, 9), ("tomato", 4, {}, 12)]
+SESSION_GAME = ("femkort", 4, {"deals": 1000})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ----- the service under test -----------------------------------------------------------------------------
+class Service:
+    """gunicorn with deploy/gunicorn.conf.py on a free port of 127.0.0.1."""
+
+    def __init__(self, workers: int, redis_url: str, workdir: Path) -> None:
+        self.workers, self.redis_url, self.workdir = workers, redis_url, workdir
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Service:
+        self.port = free_port()
+        metrics = self.workdir / f"metrics-{self.port}"
+        metrics.mkdir()
+        env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), WEB_CONCURRENCY=str(self.workers),
+                   REDIS_URL=self.redis_url, BENCH_ENDPOINTS="1", PROMETHEUS_MULTIPROC_DIR=str(metrics))
+        self.log = open(self.workdir / f"gunicorn-{self.port}.log", "wb")
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "service.app:create_app()"],
+                                     cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self.log.flush()
+                tail = Path(self.log.name).read_bytes()[-2000:].decode(errors="replace")
+                raise RuntimeError(f"gunicorn exited:\n{tail}")
+            try:
+                if self.get("/readyz")[0] == 200 and len(self.worker_pids()) == self.workers:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("gunicorn did not become ready in 30 s")
+        for _ in range(50):  # let every worker import and serve once
+            self.get("/healthz")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        return self.call("GET", path)
+
+    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+             ) -> tuple[int, bytes]:
+        data = None if body is None else orjson.dumps(body)
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def worker_pids(self) -> list[int]:
+        assert self.proc is not None
+        kids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        try:
+            return [int(x) for x in kids.read_text().split()]
+        except OSError:
+            return []
+
+    def memory(self) -> dict[str, Any]:
+        """RSS and PSS (proportional: shared pages split between the processes sharing them) in MiB."""
+        out = []
+        for pid in self.worker_pids():
+            rss = _status_kib(pid, "VmRSS")
+            pss = _rollup_kib(pid, "Pss")
+            out.append({"pid": pid, "rss_mib": round(rss / 1024, 1), "pss_mib": round(pss / 1024, 1)})
+        master = self.proc.pid if self.proc else 0
+        return {"workers": out, "master_rss_mib": round(_status_kib(master, "VmRSS") / 1024, 1),
+                "worker_rss_mib_max": max((w["rss_mib"] for w in out), default=0.0),
+                "worker_pss_mib_max": max((w["pss_mib"] for w in out), default=0.0)}
+
+
+def _status_kib(pid: int, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _rollup_kib(pid: int, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+# ----- payloads ----------------------------------------------------------------------------------------------
+def mid_match(game_id: str, players: int, options: dict[str, Any], moves: int, seed: str = "5eed"
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A real state after ``moves`` random legal moves (the first card play from then on) and a legal play."""
+    rng = random.Random(seed)
+    state = engine.new_match(game_id, players, options, seed)
+    done = 0
+    while True:
+        legal = engine.legal_moves(state)
+        plays = [m for m in legal if m["action"] == "play"]
+        if done >= moves and plays:
+            return state, plays[0]
+        state, _ = engine.apply(state, concrete(rng.choice(legal), rng))
+        done += 1
+        if engine.is_finished(state):
+            raise RuntimeError(f"{game_id} ended before move {moves}")
+
+
+def stateless_scenarios(svc: Service) -> list[dict[str, Any]]:
+    """For each payload game: the echo floor and /move, /legal-moves, /view (each request checked once)."""
+    out = []
+    for game_id, players, options, moves in PAYLOAD_GAMES:
+        state, move = mid_match(game_id, players, options, moves)
+        move_body = orjson.dumps({"state": state, "move": move})
+        bodies = {"echo": ("/bench/echo", move_body),
+                  "move": (f"/v1/games/{game_id}/move", move_body),
+                  "legal_moves": (f"/v1/games/{game_id}/legal-moves", orjson.dumps({"state": state})),
+                  "view": (f"/v1/games/{game_id}/view", orjson.dumps({"state": state, "seat": 0}))}
+        for name, (path, body) in bodies.items():
+            status, resp = svc.call("POST", path, orjson.loads(body))
+            if status != 200:
+                raise RuntimeError(f"{path} answered {status}: {resp[:300]!r}")
+            out.append({"name": f"{name}:{game_id}", "floor": f"echo:{game_id}", "path": path,
+                        "request_bytes": len(body), "response_bytes": len(resp),
+                        "requests": [loadgen.raw_request("POST", path, body)]})
+    return out
+
+
+def echo_redis_scenario(svc: Service) -> dict[str, Any]:
+    state, move = mid_match(*PAYLOAD_GAMES[0])
+    body = orjson.dumps({"state": state, "move": move})
+    status, resp = svc.call("POST", "/bench/echo-redis", orjson.loads(body))
+    if status != 200:
+        raise RuntimeError(f"/bench/echo-redis answered {status}: {resp[:300]!r}")
+    return {"name": "echo_redis", "floor": "echo_redis", "path": "/bench/echo-redis", "request_bytes": len(body),
+            "response_bytes": len(resp), "requests": [loadgen.raw_request("POST", "/bench/echo-redis", body)]}
+
+
+def session_requests(svc: Service, sessions: int, moves_each: int) -> tuple[list[bytes], int]:
+    """``sessions`` new sessions and, for each, its next ``moves_each`` legal moves (computed from the same
+    seed with the engine), interleaved: move k of every session, then move k+1 of every session."""
+    game_id, players, options = SESSION_GAME
+
+    def create(i: int) -> list[bytes]:
+        seed = f"{i:x}{random.getrandbits(32):08x}"
+        status, resp = svc.call("POST", "/v1/sessions", {"game": game_id, "players": players, "options": options,
+                                                         "seed": seed})
+        if status != 201:
+            raise RuntimeError(f"POST /v1/sessions answered {status}: {resp[:300]!r}")
+        created = orjson.loads(resp)
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        path = f"/v1/sessions/{created['id']}/moves"
+        rng = random.Random(seed)
+        state = engine.new_match(game_id, players, options, seed)
+        reqs = []
+        for _ in range(moves_each):
+            move = concrete(rng.choice(engine.legal_moves(state)), rng)
+            state, _ = engine.apply(state, move, in_place=True)
+            reqs.append(loadgen.raw_request("POST", path, orjson.dumps({"move": move}),
+                                            {"Authorization": f"Bearer {tokens[move['seat']]}"}))
+        return reqs
+
+    with ThreadPoolExecutor(8) as pool:
+        per_session = list(pool.map(create, range(sessions + 1)))
+    probe = per_session.pop()[0]  # one extra session: its first move checks that the prepared moves are accepted
+    head, _, payload = probe.partition(b"\r\n\r\n")
+    path = head.split(b" ")[1].decode()
+    auth = [x for x in head.split(b"\r\n") if x.startswith(b"Authorization")][0].split(b" ")[-1].decode()
+    status, resp = svc.call("POST", path, orjson.loads(payload), {"Authorization": f"Bearer {auth}"})
+    if status != 200:
+        raise RuntimeError(f"session move answered {status}: {resp[:300]!r}")
+    return [per_session[s][k] for k in range(moves_each) for s in range(sessions)], len(resp)
+
+
+# ----- the runs ---------------------------------------------------------------------------------------------
+def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = print) -> dict[str, Any]:
+    """Stateless endpoints and the session move against their floors, at each concurrency, in rounds.
+
+    Pairs: each endpoint run comes right after a run of its floor, and its ratio is taken against that
+    floor run, so both see nearly the same foreign load; a round is one pair per endpoint and concurrency."""
+    short = mode == "short"
+    levels = [8] if short else [8, 32, 64]
+    rounds = 1 if short else 3
+    seconds = 1.0 if short else 4.0
+    workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    floors: dict[tuple[str, int], list[dict[str, Any]]] = {}
+
+    def one(name: str, c: int, requests: list[bytes], floor_of: str | None, r: int) -> dict[str, Any]:
+        res = loadgen.run(svc.port, requests, c, seconds, tool, workdir)
+        runs.setdefault((name, c), []).append(res)
+        if floor_of is not None:
+            floors.setdefault((floor_of, c), []).append(res)
+        extra = f" ({res['requests']} of {len(requests)} prepared moves)" if len(requests) > 1 else ""
+        log(f"  round {r + 1}/{rounds} c={c:<3} {name:<22} {res['rps']:>8.0f} req/s  p50 {res['p50_ms']:.2f} ms  "
+            f"p99 {res['p99_ms']:.2f} ms  errors {res['errors']}{extra}")
+        return res
+
+    with Service(workers, redis_url, workdir) as svc:
+        scenarios = stateless_scenarios(svc) + [echo_redis_scenario(svc)]
+        by_name = {s["name"]: s for s in scenarios}
+        info = {s["name"]: {"path": s["path"], "floor": s["floor"], "request_bytes": s["request_bytes"],
+                            "response_bytes": s["response_bytes"]} for s in scenarios}
+        for r in range(rounds):
+            for c in levels:
+                for s in scenarios:
+                    if s["floor"] == s["name"]:
+                        continue
+                    floor = by_name[s["floor"]]
+                    one(floor["name"], c, floor["requests"], s["name"], r)
+                    one(s["name"], c, s["requests"], None, r)
+                # the session move, right after its floor echo_redis
+                floor = one("echo_redis", c, by_name["echo_redis"]["requests"], "session_move", r)
+                sessions = max(256, 16 * c)  # many sessions: a move is sent long after its predecessor
+                per = int(floor["rps"] * seconds * 2.0 / sessions) + 4
+                reqs, resp_bytes = session_requests(svc, sessions, per)
+                one("session_move", c, reqs, None, r)
+                info["session_move"] = {"path": "/v1/sessions/{id}/moves", "floor": "echo_redis",
+                                        "request_bytes": len(reqs[0].partition(b"\r\n\r\n")[2]),
+                                        "response_bytes": resp_bytes, "sessions": sessions,
+                                        "game": SESSION_GAME[0], "options": SESSION_GAME[2]}
+        memory = svc.memory()
+    return {"workers": workers, "threads": int(os.environ.get("GUNICORN_THREADS", "8")), "worker_class": "gthread",
+            "levels": levels, "rounds": rounds, "seconds": seconds, "pairing": "each endpoint run right after a run "
+            "of its floor; ratio per pair, median over rounds", "endpoints": info,
+            "results": summarise(runs, floors, info), "memory_after": memory}
+
+
+def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
+              floors: dict[tuple[str, int], list[dict[str, Any]]], info: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for (name, c), rs in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        floor = floors.get((name, c), rs)  # a floor's own row: itself
+        ratios = [a["rps"] / b["rps"] for a, b in zip(rs, floor)]
+        p99 = [a["p99_ms"] / b["p99_ms"] for a, b in zip(rs, floor) if b["p99_ms"] > 0]
+        p50 = [a["p50_ms"] / b["p50_ms"] for a, b in zip(rs, floor) if b["p50_ms"] > 0]
+        out.append({"endpoint": name, "floor": info[name]["floor"], "connections": c,
+                    "rps": round(statistics.median(r["rps"] for r in rs), 1),
+                    "p50_ms": round(statistics.median(r["p50_ms"] for r in rs), 3),
+                    "p99_ms": round(statistics.median(r["p99_ms"] for r in rs), 3),
+                    "rps_ratio": round(statistics.median(ratios), 3),
+                    "p50_ratio": round(statistics.median(p50), 3) if p50 else None,
+                    "p99_ratio": round(statistics.median(p99), 3) if p99 else None,
+                    "rps_ratio_runs": [round(x, 3) for x in ratios],
+                    "errors": sum(r["errors"] for r in rs), "requests": sum(r["requests"] for r in rs)})
+    return out
+
+
+def scale(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = print) -> list[dict[str, Any]]:
+    """Throughput of the echo and the femkort /move against the worker count, and each worker's memory."""
+    short = mode == "short"
+    seconds, rounds, c = (1.0, 1, 16) if short else (4.0, 3, 32)
+    out = []
+    for w in (1, 2, 4):
+        with Service(w, redis_url, workdir) as svc:
+            scen = [s for s in stateless_scenarios(svc) if s["name"] in ("echo:femkort", "move:femkort")]
+            res: dict[str, list[dict[str, Any]]] = {}
+            for _ in range(rounds):
+                for s in scen:
+                    res.setdefault(s["name"], []).append(loadgen.run(svc.port, s["requests"], c, seconds, tool,
+                                                                     workdir))
+            mem = svc.memory()
+        row = {"workers": w, "connections": c, "memory": mem}
+        for name, rs in res.items():
+            key = name.split(":")[0]
+            row[f"{key}_rps"] = round(statistics.median(r["rps"] for r in rs), 1)
+            row[f"{key}_p99_ms"] = round(statistics.median(r["p99_ms"] for r in rs), 3)
+            row[f"{key}_errors"] = sum(r["errors"] for r in rs)
+        row["move_over_echo"] = round(row["move_rps"] / row["echo_rps"], 3)
+        log(f"  workers={w}: echo {row['echo_rps']:.0f} req/s, /move {row['move_rps']:.0f} req/s, "
+            f"worker RSS {mem['worker_rss_mib_max']} MiB (PSS {mem['worker_pss_mib_max']} MiB)")
+        out.append(row)
+    return out
+
+
+def workdir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="cr-bench-"))
+
+
+def cleanup(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+if __name__ == "__main__":  # a quick manual check: python -m bench.http_bench
+    from tests.redis_server import RedisServer
+    with RedisServer(appendonly=True) as redis:
+        wd = workdir()
+        print(json.dumps(measure("short", "wrk" if loadgen.have_wrk() else "python", wd, redis.url), indent=1))
+        cleanup(wd)

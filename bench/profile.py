@@ -1,0 +1,200 @@
+"""Where the time goes: a sampling profile (pyinstrument) of one engine or HTTP workload, flattened to
+per-function shares of the total (inclusive and self time), for docs/performance.md.
+
+    python -m bench.profile move tomato         legal_moves + apply over seeded random matches
+    python -m bench.profile validate femkort     check_state on every state of seeded random matches
+    python -m bench.profile http femkort         POST /v1/games/femkort/move in-process (Flask test client)
+    python -m bench.profile session femkort      POST /v1/sessions/{id}/moves in-process, private redis-server
+    python -m bench.profile whatif femkort       in-process us per request: echo, /move, /move without
+                                                 check_state (stubbed), /move with a sealed state (SEALING_KEY)
+"""
+from __future__ import annotations
+
+import os
+import random
+import sys
+from collections import defaultdict
+from typing import Any
+
+from pyinstrument import Profiler
+
+from service import engine
+
+from .engine_bench import concrete
+
+
+def states_of(game_id: str, matches: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    rng = random.Random(3)
+    g = engine.get_game(game_id)
+    out = []
+    for m in range(matches):
+        s = engine.new_match(game_id, g.default_players, {}, f"{m:x}1")
+        while not engine.is_finished(s):
+            mv = concrete(rng.choice(engine.legal_moves(s)), rng)
+            out.append((engine.clone(s), mv))
+            s, _ = engine.apply(s, mv, in_place=True)
+    return out
+
+
+def workload(kind: str, game_id: str) -> Any:
+    if kind == "http":
+        os.environ["BENCH_ENDPOINTS"] = "1"
+        import logging
+
+        import orjson
+
+        from service.app import create_app
+        from service.config import Config
+
+        from .http_bench import mid_match
+        app = create_app(Config(log_level="INFO"))
+        logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
+        client = app.test_client()
+        state, move = mid_match(game_id, 4, {}, 9)
+        body = orjson.dumps({"state": state, "move": move})
+
+        def http() -> None:
+            for _ in range(3000):
+                client.post(f"/v1/games/{game_id}/move", data=body, content_type="application/json")
+        return http
+    if kind == "session":
+        return session_workload(game_id)
+    pairs = states_of(game_id, 60)
+    if kind == "validate":
+        def validate() -> None:
+            for _ in range(3):
+                for s, _mv in pairs:
+                    engine.check_state(game_id, s)
+        return validate
+
+    copies = [(engine.clone(s), mv) for _ in range(4) for s, mv in pairs]  # made before profiling starts
+
+    def move() -> None:
+        for s, mv in copies:
+            engine.legal_moves(s)
+            engine.apply(s, mv, in_place=True)
+    return move
+
+
+def session_workload(game_id: str) -> Any:
+    """Session moves in-process (Flask test client) against a private redis-server, prepared in advance."""
+    import logging
+
+    import orjson
+
+    from service.app import create_app
+    from service.config import Config
+    from tests.redis_server import RedisServer
+    redis = RedisServer().start()
+    app = create_app(Config(log_level="INFO", redis_url=redis.url))
+    logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
+    client = app.test_client()
+    rng = random.Random(5)
+    todo = []
+    for i in range(60):
+        seed = f"{i:x}ab"
+        created = client.post("/v1/sessions", json={"game": game_id, "players": 4, "seed": seed,
+                                                    "options": {"deals": 1000} if game_id == "femkort" else {}}).json
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        state = engine.new_match(game_id, 4, {"deals": 1000} if game_id == "femkort" else {}, seed)
+        for _ in range(40):
+            move = concrete(rng.choice(engine.legal_moves(state)), rng)
+            state, _ = engine.apply(state, move, in_place=True)
+            todo.append((f"/v1/sessions/{created['id']}/moves", orjson.dumps({"move": move}),
+                         {"Authorization": f"Bearer {tokens[move['seat']]}"}))
+    by_session: dict[str, list[Any]] = {}
+    for t in todo:
+        by_session.setdefault(t[0], []).append(t)
+    ordered = [by_session[k][j] for j in range(40) for k in by_session]
+
+    def session() -> None:
+        for path, data, headers in ordered:
+            r = client.post(path, data=data, headers=headers, content_type="application/json")
+            assert r.status_code == 200, r.data
+    return session
+
+
+def flatten(root: Any) -> tuple[dict[str, float], dict[str, float]]:
+    inclusive: dict[str, float] = defaultdict(float)
+    self_t: dict[str, float] = defaultdict(float)
+
+    def walk(frame: Any, active: frozenset[str]) -> None:
+        name = f"{frame.file_path_short or '?'}:{frame.function}"
+        if name not in active:
+            inclusive[name] += frame.time
+        self_t[name] += frame.total_self_time
+        for child in frame.children:
+            walk(child, active | {name})
+    walk(root, frozenset())
+    return inclusive, self_t
+
+
+def whatif(game_id: str) -> None:
+    """In-process cost per request of the echo and of /move as it is, without validation, and sealed."""
+    import logging
+    import statistics
+    import time
+    from unittest import mock
+
+    import orjson
+
+    from service.app import create_app
+    from service.config import Config
+
+    from .http_bench import mid_match
+    os.environ["BENCH_ENDPOINTS"] = "1"
+    plain = create_app(Config(log_level="INFO"))
+    sealed = create_app(Config(log_level="INFO", sealing_key=os.urandom(32)))
+    logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
+    state, move = mid_match(game_id, 4, {}, 9)
+    body = orjson.dumps({"state": state, "move": move})
+    sealed_body = orjson.dumps({"state": sealed.extensions["state_codec"].dump(state), "move": move})
+    path = f"/v1/games/{game_id}/move"
+
+    def per_request(app: Any, url: str, data: bytes, n: int = 500) -> float:
+        client = app.test_client()
+        t = time.perf_counter()
+        for _ in range(n):
+            r = client.post(url, data=data, content_type="application/json")
+        assert r.status_code == 200, r.data
+        return (time.perf_counter() - t) / n * 1e6
+
+    cases = {"echo": (plain, "/bench/echo", body), "move": (plain, path, body),
+             "move, check_state stubbed": (plain, path, body), "move, sealed state": (sealed, path, sealed_body)}
+    results: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(7):
+        for name, (app, url, data) in cases.items():
+            if "stubbed" in name:
+                with mock.patch.object(engine.get_game(game_id), "check_state", lambda s: None):
+                    results[name].append(per_request(app, url, data))
+            else:
+                results[name].append(per_request(app, url, data))
+    echo = statistics.median(results["echo"])
+    print(f"== whatif {game_id}: in-process us per request (median of 7 x 500), body {len(body)} bytes")
+    for name, v in results.items():
+        us = statistics.median(v)
+        print(f"  {name:<28} {us:7.1f} us   +{us - echo:6.1f} over echo")
+
+
+def main() -> None:
+    kind, game_id = sys.argv[1], sys.argv[2]
+    if kind == "whatif":
+        whatif(game_id)
+        return
+    top = int(sys.argv[3]) if len(sys.argv) > 3 else 25
+    fn = workload(kind, game_id)
+    profiler = Profiler(interval=0.0002)
+    profiler.start()
+    fn()
+    profiler.stop()
+    root = profiler.last_session.root_frame()
+    total = root.time
+    inclusive, self_t = flatten(root)
+    print(f"== {kind} {game_id}: {total:.2f} s sampled")
+    rows = [(n, t) for n, t in inclusive.items() if not n.endswith("[self]")]
+    for name, t in sorted(rows, key=lambda kv: -kv[1])[:top]:
+        print(f"  total {100 * t / total:5.1f}%  self {100 * self_t[name] / total:5.1f}%  {name}")
+
+
+if __name__ == "__main__":
+    main()

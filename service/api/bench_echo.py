@@ -1,0 +1,51 @@
+"""Benchmark-only endpoints: the HTTP floor that bench/ measures the real endpoints against.
+
+Registered only when the environment has ``BENCH_ENDPOINTS=1`` (service/app.py); never in a normal
+deployment, and not part of openapi.yaml. Both run inside the same app as the real endpoints, so they pay
+the same Flask, gunicorn, request-id, metrics and access-log costs, and nothing else:
+
+    POST /bench/echo         parse the JSON body with orjson (service.api.json.body) and send it back (reply)
+    POST /bench/echo-redis   the same, plus one Redis GET and one SET of the body (two round trips) through
+                             the session store's own redis-py client: the floor for a session move
+
+docs/performance.md explains how they are used.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app
+
+from .errors import ApiError
+from .json import body, reply
+
+bp = Blueprint("bench_echo", __name__)
+ENV = "BENCH_ENDPOINTS"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV) == "1"
+
+
+@bp.post("/bench/echo")
+def echo() -> Response:
+    return reply(body())
+
+
+@bp.post("/bench/echo-redis")
+def echo_redis() -> Response:
+    payload = body()
+    client = _redis()
+    key = f"{current_app.extensions['card_referee_config'].key_prefix}bench:echo:{os.getpid()}"
+    client.get(key)
+    client.set(key, orjson.dumps(payload), ex=300)
+    return reply(payload)
+
+
+def _redis() -> Any:
+    client = getattr(current_app.extensions["session_store"], "r", None)
+    if client is None:
+        raise ApiError(404, "not_found", "/bench/echo-redis needs REDIS_URL (the in-process store has no Redis).")
+    return client
