@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,9 +88,18 @@ def cards_in(value: Any) -> Iterator[str]:
             yield from cards_in(item)
 
 
-def visible_cards(state: engine.State) -> Counter[str]:
-    """How many copies of each card a spectator can see."""
-    return Counter(cards_in(guarded(engine.view, state, None)))
+def visible_cards(state: engine.State, cards: Iterable[str]) -> Counter[str]:
+    """How many copies of each of ``cards`` a spectator can see.
+
+    Counted in the serialised spectator view: a card code appears there only as a JSON string value
+    (views never use cards as keys), so counting ``"QS"`` is exact; serialising and counting in C costs
+    a fraction of walking the view in Python.
+    """
+    wanted = set(cards)
+    if not wanted:
+        return Counter()
+    blob = orjson.dumps(guarded(engine.view, state, None))
+    return Counter({c: blob.count(b'"' + c.encode() + b'"') for c in wanted})
 
 
 def hidden_params(move: dict[str, Any], before: Counter[str], after: Counter[str]) -> list[str]:
@@ -260,10 +269,11 @@ def submit(sid: str) -> Response:
     for attempt in range(SAVE_ATTEMPTS):
         if expected is not None and expected != session.version:
             raise conflict(session.version, expected)
-        before = visible_cards(session.state) if has_params else None
+        named = list(cards_in({k: v for k, v in move.items() if k not in ("seat", "action")}))
+        before = visible_cards(session.state, named) if has_params else None
         state, _events = guarded(engine.apply, session.state, move, in_place=True)
         finished = engine.is_finished(state)
-        hidden = hidden_params(move, before, visible_cards(state)) if before is not None else []
+        hidden = hidden_params(move, before, visible_cards(state, named)) if before is not None else []
         version = session.version + 1
         answer = seat_answer(sid, state, version, seat)
         entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden}
