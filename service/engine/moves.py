@@ -28,7 +28,7 @@ class Param:
 
     def valid(self, value: Any) -> bool:
         if self.kind == "card":
-            return isinstance(value, str) and value in ALL_CODES
+            return type(value) is str and value in ALL_CODES
         if self.kind == "cards":
             return isinstance(value, list) and all(isinstance(c, str) and c in ALL_CODES for c in value)
         if self.kind == "integer":
@@ -68,26 +68,27 @@ def parse_move(raw: Any, vocabulary: Mapping[str, Action], players: int) -> Move
     Reasons: ``invalid_parameters`` (not an object, bad seat, bad or missing parameter) and
     ``unknown_action`` (a verb this game does not have).
     """
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         raise IllegalMove("invalid_parameters", "A move must be a JSON object with 'seat' and 'action'.")
     seat = raw.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+    if type(seat) is not int or not 0 <= seat < players:  # type() also refuses bool, an int subclass
         raise IllegalMove("invalid_parameters", f"'seat' must be a seat number from 0 to {players - 1}.")
     action = raw.get("action")
-    if not isinstance(action, str) or action not in vocabulary:
+    spec = vocabulary.get(action) if type(action) is str else None
+    if spec is None:
         verbs = ", ".join(vocabulary)
         raise IllegalMove("unknown_action", f"This game has no action {action!r}; its actions are: {verbs}.",
                           action=action if isinstance(action, str) else None)
-    spec = vocabulary[action]
+    params = spec.params
     for key, value in raw.items():
-        if key in ("seat", "action"):
+        if key == "seat" or key == "action":
             continue
-        param = spec.params.get(key)
+        param = params.get(key)
         if param is None:
             raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
         if not param.valid(value):
             raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
-    missing = [k for k in spec.params if k not in raw]
-    if missing:
+    if len(raw) != len(params) + 2:  # every key was checked above, so a shortfall is a missing parameter
+        missing = [k for k in params if k not in raw]
         raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
     return raw
