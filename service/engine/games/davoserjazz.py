@@ -20,10 +20,12 @@ then plays a card or, when no card in hand could be reached, passes for 10 point
 the aim: once all but one seat are out the hand ends. The round's points form a pot that is shared out
 by the order of going out (``pot_split``); payoff = share - points.
 
-State keys besides the core: round, hand (1-7 within the round), dealer, hands, points (per round, the
-points of every finished hand), settlements (finished rounds: pot, order, shares, payoffs); in trick
-hands tricks, trick and counts (tricks, clubs and queens won per seat); in qabbalah (and once over)
-layout, pool, passes, order (going out) and turn.
+State keys besides the core: round, hand (1-7 within the round), dealer, hands, points (the points of
+every finished hand of the current round: at most seven rows), scores and payoffs (per seat, the running
+totals of the rounds settled so far); in trick hands tricks, trick and counts (tricks, clubs and queens
+won per seat); in qabbalah (and once over) layout, pool, passes, order (going out) and turn. Nothing of
+an earlier round stays in the state: its record is the ``round_settled`` event (hands table, totals,
+pot, order, shares, payoffs), so the state's size does not grow with the match.
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ ACES_HIGH = TrickTable(TrickRules())
 QUEENS = frozenset({"QC", "QD", "QH", "QS"})
 PACK = frozenset(STANDARD_PACK)
 EARLY_STOP = ("clubs", "queens", "king_of_spades")
-COMMON = ("round", "hand", "dealer", "hands", "points", "settlements")
+COMMON = ("round", "hand", "dealer", "hands", "points", "scores", "payoffs")
 TRICK_KEYS = ("tricks", "trick", "counts")
 LAYOUT_KEYS = ("layout", "pool", "passes", "order", "turn")
 COUNTS = ("tricks", "clubs", "queens")
@@ -273,7 +275,9 @@ class Davoserjazz(Game):
 
     # ----- the deal ---------------------------------------------------------------------------
     def start(self, state: State) -> None:
-        state.update(round=1, hand=0, dealer=state["options"]["first_dealer"], points=[[]], settlements=[])
+        n = state["players"]
+        state.update(round=1, hand=0, dealer=state["options"]["first_dealer"], points=[], scores=[0] * n,
+                     payoffs=[0] * n)
         self.begin_hand(state, [])
 
     def match_hand(self, state: State) -> int:
@@ -423,7 +427,7 @@ class Davoserjazz(Game):
 
     # ----- ends of hands, rounds and the match ---------------------------------------------------
     def finish_hand(self, state: State, points: list[int], events: list[Event], early: bool) -> None:
-        state["points"][-1].append(points)
+        state["points"].append(points)
         events.append({"type": "hand_scored", "round": state["round"], "hand": state["hand"],
                        "name": self.kind(state), "points": list(points), "stopped_early": early})
         if state["hand"] < 7:
@@ -433,38 +437,39 @@ class Davoserjazz(Game):
         if state["round"] < state["options"]["rounds"]:
             state["round"] += 1
             state["hand"] = 0
-            state["points"].append([])
+            state["points"] = []
             self.begin_hand(state, events)
         else:
             state["phase"] = OVER
             state["turn"] = None
             events.append({"type": "match_over"})
 
-    def settle(self, state: State, events: list[Event]) -> None:
-        n = state["players"]
-        totals = [sum(h[s] for h in state["points"][-1]) for s in range(n)]
+    def round_record(self, state: State) -> dict[str, Any]:
+        """The current round's record once its seven hands are scored: the points table, the totals, the pot
+        and its sharing by the going-out order."""
+        n, points, order = state["players"], state["points"], state["order"]
+        totals = [sum(p[s] for p in points) for s in range(n)]
         pot = sum(totals)
-        shares = shares_by_seat(pot, state["order"], weights(n, state["options"]["pot_split"]))
-        entry = {"round": state["round"], "pot": pot, "order": list(state["order"]), "shares": shares,
-                 "payoffs": [shares[s] - totals[s] for s in range(n)]}
-        state["settlements"].append(entry)
-        events.append({"type": "round_settled", **entry})
+        shares = shares_by_seat(pot, order, weights(n, state["options"]["pot_split"]))
+        return {"round": state["round"], "hands": {HANDS[k]: list(p) for k, p in enumerate(points)},
+                "totals": totals, "pot": pot, "order": list(order), "shares": shares,
+                "payoffs": [shares[s] - totals[s] for s in range(n)]}
+
+    def settle(self, state: State, events: list[Event]) -> None:
+        """Share the round's pot and add the round into the running totals (section 6.3)."""
+        record = self.round_record(state)
+        for s in range(state["players"]):
+            state["scores"][s] += record["totals"][s]
+            state["payoffs"][s] += record["payoffs"][s]
+        events.append({"type": "round_settled", **record})
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
             return None
         n = state["players"]
-        rounds = []
-        for pts, st in zip(state["points"], state["settlements"]):
-            totals = [sum(h[s] for h in pts) for s in range(n)]
-            rounds.append({"round": st["round"], "hands": {HANDS[k]: list(p) for k, p in enumerate(pts)},
-                           "totals": totals, "pot": st["pot"], "order": list(st["order"]),
-                           "shares": list(st["shares"]), "payoffs": list(st["payoffs"])})
-        scores = [sum(r["totals"][s] for r in rounds) for s in range(n)]
-        payoffs = [sum(r["payoffs"][s] for r in rounds) for s in range(n)]
-        last_order = rounds[-1]["order"]
+        scores, payoffs, last_order = list(state["scores"]), list(state["payoffs"]), state["order"]
         ranking = rank_seats(n, lambda s: (-payoffs[s], scores[s], last_order.index(s)))
-        return {"scores": scores, "payoffs": payoffs, "ranking": ranking, "rounds": rounds}
+        return {"scores": scores, "payoffs": payoffs, "ranking": ranking, "last_round": self.round_record(state)}
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         out = super().view(state, seat)
@@ -497,34 +502,44 @@ class Davoserjazz(Game):
         hands = need_list(state["hands"], "hands", n)
         for s, cards in enumerate(hands):
             need(isinstance(cards, list) and all(c in PACK for c in cards), f"'hands[{s}]' must be a list of cards.")
-        self.validate_points(state, n, opts, rnd, hand)
+        self.validate_points(state, n, opts, hand)
         if phase == "trick":
             self.validate_trick_hand(state, n, opts)
         else:
             self.validate_layout(state, n, opts)
+        self.validate_totals(state, n, rnd)
 
-    def validate_points(self, state: State, n: int, opts: Options, rnd: int, hand: int) -> None:
-        over = state["phase"] == OVER
-        points = need_list(state["points"], "points", rnd)
-        for r, pts in enumerate(points):
-            pts = need_list(pts, f"points[{r}]")
-            need(len(pts) == (7 if r < rnd - 1 or over else hand - 1), f"'points[{r}]' has the wrong number of hands.")
-            for k, p in enumerate(pts):
-                need(points_possible(HANDS[k], p, n, opts), f"'points[{r}][{k}]' cannot be the points of "
-                     f"{HAND_NAMES[HANDS[k]]}.")
-        settlements = need_list(state["settlements"], "settlements", rnd if over else rnd - 1)
-        w = weights(n, opts["pot_split"])
-        for r, st in enumerate(settlements):
-            st = need_dict(st, "settlement")
-            need(set(st) == {"round", "pot", "order", "shares", "payoffs"}, "A settlement has the wrong fields.")
-            order = st["order"]
-            need(isinstance(order, list) and all(is_int(s) for s in order) and sorted(order) == list(range(n)),
-                 "A settlement's order must list every seat once.")
-            totals = [sum(h[s] for h in points[r]) for s in range(n)]
-            shares = shares_by_seat(sum(totals), order, w)
-            need(same(st, {"round": r + 1, "pot": sum(totals), "order": order, "shares": shares,
-                        "payoffs": [shares[s] - totals[s] for s in range(n)]}),
-                 f"The settlement of round {r + 1} does not match its points and order.")
+    def validate_points(self, state: State, n: int, opts: Options, hand: int) -> None:
+        """The current round's table: one row per finished hand, each a score that hand could give."""
+        points = need_list(state["points"], "points", 7 if state["phase"] == OVER else hand - 1)
+        for k, p in enumerate(points):
+            need(points_possible(HANDS[k], p, n, opts), f"'points[{k}]' cannot be the points of "
+                 f"{HAND_NAMES[HANDS[k]]}.")
+
+    def validate_totals(self, state: State, n: int, rnd: int) -> None:
+        """The running totals: what the settled rounds can have left (pots conserved, shares never negative).
+
+        Once the match is over they include the last round, whose settlement is recomputed from the points
+        and the going-out order; before that they hold the rounds before the current one."""
+        scores = need_list(state["scores"], "scores", n)
+        payoffs = need_list(state["payoffs"], "payoffs", n)
+        need(all(is_int(x, 0) for x in scores), "'scores' must be whole numbers of at least 0.")
+        need(all(is_int(x) for x in payoffs), "'payoffs' must be whole numbers.")
+        settled = rnd - 1
+        if state["phase"] == OVER:
+            record = self.round_record(state)
+            scores = [scores[s] - record["totals"][s] for s in range(n)]
+            payoffs = [payoffs[s] - record["payoffs"][s] for s in range(n)]
+        need(sum(payoffs) == 0, "'payoffs' must add up to 0: every pot is shared out in full.")
+        need(all(x >= 0 for x in scores), "'scores' are lower than the points of the last round.")
+        # every round's share is at least 0 and its pot a multiple of 10 of at least 300 (Queens, First and
+        # last and King of spades always give 100 each)
+        need(all(payoffs[s] + scores[s] >= 0 for s in range(n)), "'payoffs' lose more than the points paid in.")
+        if settled == 0:
+            need(not any(scores) and not any(payoffs), "No round is settled yet: 'scores' and 'payoffs' must be 0.")
+        else:
+            need(sum(scores) % 10 == 0 and sum(scores) >= 300 * settled,
+                 "'scores' cannot be the points of the rounds settled so far.")
 
     def validate_trick_hand(self, state: State, n: int, opts: Options) -> None:
         """Replay the hand's tricks: who led, that every card was legal then, who won, the counts."""
@@ -598,8 +613,7 @@ class Davoserjazz(Game):
         need(all((not hands[s]) == (s in gone) for s in range(n)), "Exactly the seats that went out hold no cards.")
         if over:
             need(state["turn"] is None, "Nobody is on turn once the match is over.")
-            need(same(state["settlements"][-1]["order"], order), "The last settlement must use this going-out order.")
-            need(same(state["points"][-1][6], [10 * p for p in passes]), "Qabbalah's points must be 10 per pass.")
+            need(same(state["points"][6], [10 * p for p in passes]), "Qabbalah's points must be 10 per pass.")
         else:
             need(len(order) < n - 1, "Qabbalah should have ended: only one player holds cards.")
             turn = state["turn"]

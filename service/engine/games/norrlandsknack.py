@@ -21,9 +21,11 @@ takes it (he holds six). The rest is the talon (hidden). Then:
 
 A seat that passes throws its hand in face down (into its ``discards``).
 
-State keys besides the core: dealer, deal_no, scores, chips, pot, history (one entry per finished
-deal), trump, hands, rest (the talon, top first), discards (face down per seat), declarations
-([seat, action] in order), buys (how many active seats have bought), tricks, trick.
+State keys besides the core: dealer, deal_no, scores, chips, pot, loaves (per seat, how many times it
+has been loafed: the loaf chips it paid into the pot), trump, hands, rest (the talon, top first),
+discards (face down per seat), declarations ([seat, action] in order), buys (how many active seats have
+bought), tricks, trick. Only the deal on the table is kept: a finished deal's record (dealer, knocker,
+active seats, tricks won, loaves) is the ``deal_scored`` event, so the state does not grow with the match.
 """
 from __future__ import annotations
 
@@ -47,9 +49,8 @@ TABLES = {
     "strict": TrickTable(TrickRules(head=True, must_trump=True, overtrump=True, undertrump="allowed")),
     "follow_only": TrickTable(TrickRules()),
 }
-KEYS = ("dealer", "deal_no", "scores", "chips", "pot", "history", "trump", "hands", "rest", "discards",
+KEYS = ("dealer", "deal_no", "scores", "chips", "pot", "loaves", "trump", "hands", "rest", "discards",
         "declarations", "buys", "tricks", "trick")
-ENTRY_KEYS = {"deal", "dealer", "knocker", "active", "tricks", "loafed"}
 PLAYING = ("knock", "join", "lurk")
 
 
@@ -119,7 +120,7 @@ class Norrlandsknack(Game):
     def start(self, state: State) -> None:
         n, opts = state["players"], state["options"]
         state.update(dealer=opts["first_dealer"], deal_no=1, scores=[opts["start_score"]] * n,
-                     chips=[opts["starting_chips"] - opts["stake"]] * n, pot=n * opts["stake"], history=[])
+                     chips=[opts["starting_chips"] - opts["stake"]] * n, pot=n * opts["stake"], loaves=[0] * n)
         self.deal_cards(state, [])
 
     def deal_cards(self, state: State, events: list[Event]) -> None:
@@ -314,7 +315,7 @@ class Norrlandsknack(Game):
 
     # ----- scoring -----------------------------------------------------------------------
     def outcome(self, state: State) -> dict[str, Any]:
-        """The history entry of the deal on the table (after play, a lone knock or a void deal)."""
+        """The record of the deal on the table (after play, a lone knock or a void deal)."""
         n, opts = state["players"], state["options"]
         knocker, active = self.knocker(state), sorted(self.active(state))
         won = [0] * n
@@ -331,8 +332,8 @@ class Norrlandsknack(Game):
         score_entry(state["scores"], entry)
         for s in entry["loafed"]:
             state["chips"][s] -= 1
+            state["loaves"][s] += 1
             state["pot"] += 1
-        state["history"].append(entry)
         events.append({"type": "deal_scored", **entry, "scores": list(state["scores"]), "pot": state["pot"]})
         if 0 in state["scores"] or state["deal_no"] == state["options"]["max_deals"]:
             shares = self.shares(state["scores"], self.forehand(state), state["pot"])
@@ -359,11 +360,10 @@ class Norrlandsknack(Game):
         n, opts = state["players"], state["options"]
         scores = list(state["scores"])
         payoffs = [state["chips"][s] - opts["starting_chips"] for s in range(n)]
-        last = state["history"][-1]
-        shares = self.shares(scores, left(last["dealer"], n), 0)
+        shares = self.shares(scores, self.forehand(state), 0)
         return {"scores": scores, "payoffs": payoffs,
                 "ranking": rank_seats(n, lambda s: (scores[s], -payoffs[s], s)),
-                "winners": sorted(shares), "deals": [dict(h) for h in state["history"]]}
+                "winners": sorted(shares), "deals_played": state["deal_no"], "last_deal": self.outcome(state)}
 
     # ----- views -------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -393,60 +393,41 @@ class Norrlandsknack(Game):
         need(need_int(state["dealings"], "dealings") >= deal_no, "'dealings' is below the deal number.")
         need(isinstance(state["trump"], str) and len(state["trump"]) == 1 and state["trump"] in SUITS,
              "'trump' must be a suit letter.")
-        self.validate_history(state, n, opts, deal_no)
         self.validate_table(state, n, deal_no)
+        self.validate_totals(state, n, opts, deal_no)
 
-    def validate_history(self, state: State, n: int, opts: Options, deal_no: int) -> None:
-        """Replay the finished deals: scores, loaves, chips and pot must follow from them."""
+    def validate_totals(self, state: State, n: int, opts: Options, deal_no: int) -> None:
+        """Scores, loaves, chips and pot: chips are conserved and follow from the stakes, the loaves and (once
+        over) the pot's sharing; scores are what the loaves allow. The deal on the table is checked against
+        them once the match is over, and exactly in the first deal."""
         over = state["phase"] == OVER
-        history = need_list(state["history"], "history", deal_no if over else deal_no - 1)
-        scores, loafs = [opts["start_score"]] * n, [0] * n
-        for k, entry in enumerate(history):
-            self.check_entry(entry, k, n, opts)
-            score_entry(scores, entry)
-            for s in entry["loafed"]:
-                loafs[s] += 1
-            need(0 not in scores or (over and k == len(history) - 1),
-                 f"The match should have ended after deal {k + 1}.")
-        need(not over or 0 in scores or deal_no == opts["max_deals"], "The match ended with nobody at zero.")
-        for label in ("scores", "chips"):
+        for label in ("scores", "chips", "loaves"):
             values = state[label]
             need(isinstance(values, list) and len(values) == n and all(type(x) is int for x in values),
                  f"'{label}' must hold one whole number per seat.")
-        need(state["scores"] == scores, "'scores' do not follow from the deals played.")
-        pot = n * opts["stake"] + sum(loafs)
-        shares = self.shares(scores, left(history[-1]["dealer"], n), pot) if over else {}
-        chips = [opts["starting_chips"] - opts["stake"] - loafs[s] + shares.get(s, 0) for s in range(n)]
+        scores, loaves = state["scores"], state["loaves"]
+        finished = deal_no if over else deal_no - 1
+        need(all(0 <= x <= finished for x in loaves), "'loaves' must count at most one loaf per seat and deal.")
+        need(all(0 <= scores[s] <= max(opts["start_score"], 5) + 5 * loaves[s] for s in range(n)),
+             "'scores' cannot be reached with these loaves.")
+        if over:
+            need(0 in scores or deal_no == opts["max_deals"], "The match ended with nobody at zero.")
+            last = self.outcome(state)
+            need(all(loaves[s] >= 1 and scores[s] >= 10 for s in last["loafed"]),
+                 "The last deal's loaves are not in the scores.")
+        else:
+            need(0 not in scores, "The match should have ended: a seat is at zero.")
+        if deal_no == 1:  # nothing before this deal: the totals are exactly the start (plus the deal, if over)
+            start, none = [opts["start_score"]] * n, [0] * n
+            if over:
+                score_entry(start, last)
+                none = [1 if s in last["loafed"] else 0 for s in range(n)]
+            need(scores == start and loaves == none, "'scores' and 'loaves' do not follow from the first deal.")
+        pot = n * opts["stake"] + sum(loaves)
+        shares = self.shares(scores, self.forehand(state), pot) if over else {}
+        chips = [opts["starting_chips"] - opts["stake"] - loaves[s] + shares.get(s, 0) for s in range(n)]
         need(state["chips"] == chips, "'chips' do not follow from the stakes, loaves and pot.")
         need(is_int(state["pot"]) and state["pot"] == (0 if over else pot), "'pot' must hold the stakes and loaves.")
-
-    def check_entry(self, entry: Any, k: int, n: int, opts: Options) -> None:
-        need(isinstance(entry, dict) and set(entry) == ENTRY_KEYS, f"History entry {k + 1} is malformed.")
-        need(is_int(entry["deal"]) and entry["deal"] == k + 1 and is_int(entry["dealer"])
-             and entry["dealer"] == (opts["first_dealer"] + k) % n, f"History entry {k + 1}: wrong deal or dealer.")
-        active, knocker, won = entry["active"], entry["knocker"], entry["tricks"]
-        need(isinstance(active, list) and all(type(s) is int and 0 <= s < n for s in active)
-             and active == sorted(set(active)),
-             f"History entry {k + 1}: 'active' must list distinct seats in order.")
-        need(knocker is None and not active or is_int(knocker) and knocker in active,
-             f"History entry {k + 1}: the knocker must be active.")
-        need(isinstance(won, list) and len(won) == n and all(type(x) is int and 0 <= x <= TRICKS for x in won)
-             and all(won[s] == 0 for s in range(n) if s not in active), f"History entry {k + 1}: bad trick counts.")
-        order = order_from(left(entry["dealer"], n), n)
-        if k == 0:
-            need(active == list(range(n)), "The first deal is played by everyone.")
-        elif knocker is not None:
-            need(not set(order[:order.index(knocker)]) & set(active), f"History entry {k + 1}: a seat joined "
-                 "after passing.")
-        if len(active) >= 2:
-            need(sum(won) == TRICKS, f"History entry {k + 1}: five tricks must be won.")
-        elif active:
-            need(won[knocker] == (TRICKS if opts["lone_knocker"] == "all_tricks" else 0),
-                 f"History entry {k + 1}: wrong award to the lone knocker.")
-        loafed = entry["loafed"]
-        need(isinstance(loafed, list) and all(type(s) is int for s in loafed)
-             and loafed == loafed_seats(k == 0, knocker, active, won, opts["knocker_min"]),
-             f"History entry {k + 1}: 'loafed' does not follow from the tricks.")
 
     def validate_declarations(self, state: State, n: int, deal_no: int) -> None:
         decl = need_list(state["declarations"], "declarations")
@@ -503,8 +484,6 @@ class Norrlandsknack(Game):
         held = hands[dealer] + discards[dealer] + [p[1] for t in [*state["tricks"], state["trick"]]
                                                    for p in t["plays"] if p[0] == dealer]
         need(any(c[1] == state["trump"] for c in held), "The dealer never held the turned-up trump.")
-        if phase == OVER:
-            need(state["history"][-1] == self.outcome(state), "The last deal's record does not match the table.")
 
     def validate_tricks(self, state: State, n: int, active: list[int], played: bool) -> list[int]:
         """Replay the tricks: leader, order among active seats, legality of every card, winner."""

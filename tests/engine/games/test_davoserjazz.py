@@ -262,21 +262,35 @@ def worked_example() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return deals, moves
 
 
+S1_HANDS = {"few": [0, 70, 0, 20], "many": [50, 0, 20, 0], "clubs": [100, 0, 30, 0], "queens": [0, 75, 25, 0],
+            "first_last": [50, 50, 0, 0], "king_of_spades": [0, 100, 0, 0], "qabbalah": [10, 20, 40, 40]}
+
+
 def test_S1_worked_example_through_the_engine() -> None:
     deals, moves = worked_example()
     state = engine.new_match(GAME, 4, {"first_dealer": 1}, "5eed", deals=deals)
-    hands_seen = []
+    hands_seen, events = [], []
     for m in moves:
         engine.check_state(GAME, state)
         hands_seen.append(state["hand"])
-        state, _ = engine.apply(state, m)
+        state, evs = engine.apply(state, m)
+        events += evs
+    engine.check_state(GAME, state)
     assert engine.is_finished(state) and engine.legal_moves(state) == [] and engine.to_act(state) == []
     assert sorted(set(hands_seen)) == [1, 2, 3, 4, 5, 6, 7]
+    # the per-hand scores, as the events of the moves report them
+    scored = [e for e in events if e["type"] == "hand_scored"]
+    assert [(e["round"], e["hand"], e["name"]) for e in scored] == [(1, k + 1, h) for k, h in enumerate(dj.HANDS)]
+    assert {e["name"]: e["points"] for e in scored} == S1_HANDS
+    settled = [e for e in events if e["type"] == "round_settled"]
+    assert len(settled) == 1 and {k: v for k, v in settled[0].items() if k != "type"} == {
+        "round": 1, "hands": S1_HANDS, "totals": [210, 315, 115, 60], "pot": 700, "order": [0, 1, 2, 3],
+        "shares": [350, 175, 88, 87], "payoffs": [140, -140, -27, 27]}
+    assert events[-1] == {"type": "match_over"}
     res = engine.result(state)
-    rnd = res["rounds"][0]
-    assert rnd["hands"] == {
-        "few": [0, 70, 0, 20], "many": [50, 0, 20, 0], "clubs": [100, 0, 30, 0], "queens": [0, 75, 25, 0],
-        "first_last": [50, 50, 0, 0], "king_of_spades": [0, 100, 0, 0], "qabbalah": [10, 20, 40, 40]}
+    rnd = res["last_round"]
+    assert rnd == {k: v for k, v in settled[0].items() if k != "type"}
+    assert rnd["hands"] == S1_HANDS
     assert state["passes"] == [1, 2, 4, 4]
     assert rnd["order"] == [0, 1, 2, 3]
     assert rnd["totals"] == res["scores"] == [210, 315, 115, 60]
@@ -395,7 +409,7 @@ def test_S5_all_clubs_to_one_player(stop: bool) -> None:
             state = run(state, [engine.legal_moves(state)[0]])
             played += 1
         assert played == 12  # tricks 14 to 17
-    assert state["points"][0][2] == [100, 0, 100]
+    assert state["points"][2] == [100, 0, 100]
 
 
 # ----- S6: Queens, ace high, a discarded queen, the automatic stop -------------------------------------
@@ -415,7 +429,7 @@ def test_S6_queens_ace_high_and_stop() -> None:
     assert sorted(m["card"] for m in engine.legal_moves(state)) == ["3H", "5H", "7S", "QS"]
     state, events = engine.apply(state, mv(2, "QS"))
     assert [e["winner"] for e in events if e["type"] == "trick"] == [1]
-    assert state["hand"] == 5 and state["points"][0][3] == [0, 75, 25, 0]
+    assert state["hand"] == 5 and state["points"][3] == [0, 75, 25, 0]
 
 
 # ----- S7: First/last, the last trick with ace low ----------------------------------------------------
@@ -426,7 +440,7 @@ def test_S7_last_trick_ace_low() -> None:
     state = run(reach(4, 5, deal), moves)
     assert engine.to_act(state) == [0]
     state = run(state, [mv(0, "AH"), mv(1, "2H"), mv(2, "5C"), mv(3, "3H")])
-    assert state["hand"] == 6 and state["points"][0][4] == [0, 0, 0, 100]
+    assert state["hand"] == 6 and state["points"][4] == [0, 0, 0, 100]
 
 
 # ----- qabbalah positions -------------------------------------------------------------------------------
@@ -440,7 +454,7 @@ def layout_state(n: int, hands: list[list[str]], layout: dict[str, Any], pool: l
     state = reach(n, 7, filler(n, options), **options)
     state.update(hands=hands, layout=layout, pool=pool, turn=turn, passes=passes or [0] * n, order=order or [])
     if points is not None:
-        state["points"] = [points]
+        state["points"] = points
     engine.check_state(GAME, state)
     return state
 
@@ -488,14 +502,16 @@ def test_S9_end_of_qabbalah_and_thirds() -> None:
     state, events = engine.apply(state, mv(2, "KS"))
     assert engine.is_finished(state) and engine.to_act(state) == [] and engine.legal_moves(state) == []
     res = engine.result(state)
-    rnd = res["rounds"][0]
-    assert rnd["order"] == [0, 2, 1] and rnd["hands"]["qabbalah"] == [50, 90, 0]
+    rnd = res["last_round"]
+    assert rnd["round"] == 1 and rnd["order"] == [0, 2, 1] and rnd["hands"]["qabbalah"] == [50, 90, 0]
     assert rnd["totals"] == res["scores"] == [200, 250, 250] and rnd["pot"] == 700
     assert rnd["shares"] == [350, 116, 234]
     assert res["payoffs"] == [150, -134, -16]
     assert res["ranking"] == [0, 2, 1]
     assert state["hands"][1] == ["KC", "KD", "KH"]  # kept, and not charged
     assert [e["type"] for e in events] == ["play", "went_out", "hand_scored", "round_settled", "match_over"]
+    assert {k: v for k, v in events[3].items() if k != "type"} == rnd
+    assert state["scores"] == res["scores"] and state["payoffs"] == res["payoffs"]
 
 
 # ----- S10: halving for 5 players ---------------------------------------------------------------------
@@ -512,6 +528,7 @@ def test_S11_dealers_and_first_turns_over_two_rounds() -> None:
     state = engine.new_match(GAME, 3, {"rounds": 2}, "abc")
     seen: list[tuple[int, int, int, int]] = []
     rng = random.Random(3)
+    settled: list[dict[str, Any]] = []
     while not engine.is_finished(state):
         key = (state["round"], state["hand"])
         if not seen or seen[-1][:2] != key:
@@ -519,11 +536,13 @@ def test_S11_dealers_and_first_turns_over_two_rounds() -> None:
             assert dj.left_out(3, state["options"]) == ["2D"]
             assert all("2D" not in h for h in state["hands"])
             seen.append((*key, state["dealer"], engine.to_act(state)[0]))
-        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        settled += [e for e in events if e["type"] == "round_settled"]
     assert [s[2] for s in seen[:7]] == [0, 1, 2, 0, 1, 2, 0]
     assert [s[3] for s in seen[:7]] == [1, 2, 0, 1, 2, 0, 1]
     assert seen[7] == (2, 1, 1, 2)
-    assert len(seen) == 14 and len(engine.result(state)["rounds"]) == 2
+    assert len(seen) == 14 and [e["round"] for e in settled] == [1, 2]
+    assert engine.result(state)["last_round"]["round"] == 2
 
 
 @pytest.mark.parametrize(("n", "out", "size"), [
@@ -607,12 +626,12 @@ def test_king_of_spades_without_early_stop_plays_every_trick() -> None:
     deal, moves = script(3, block_plan([1, 1, 1, 1] + [2] * 9, aces_high=True))
     state = reach(4, 6, deal, first_dealer=1)
     state = run(state, moves[:16])
-    assert state["hand"] == 7 and state["points"][0][5] == [0, 100, 0, 0]
+    assert state["hand"] == 7 and state["points"][5] == [0, 100, 0, 0]
     state = reach(4, 6, deal, first_dealer=1, stop_when_decided=False)
     state = run(state, moves[:16])
     assert state["hand"] == 6 and len(state["tricks"]) == 4
     state = run(state, moves[16:])
-    assert state["hand"] == 7 and state["points"][0][5] == [0, 100, 0, 0]
+    assert state["hand"] == 7 and state["points"][5] == [0, 100, 0, 0]
 
 
 @pytest.mark.parametrize(("pot_split", "order", "totals", "ranking"), [
@@ -789,8 +808,12 @@ def _corruptions_trick() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
         ("unknown key", lambda s: s.__setitem__("pot", 0)),
         ("missing key", lambda s: s.pop("counts")),
         ("qabbalah key in trick hand", lambda s: s.__setitem__("pool", [])),
-        ("points of a hand not yet played", lambda s: s["points"][0].append([0, 0, 0, 0])),
-        ("settlement before the round ends", lambda s: s["settlements"].append({})),
+        ("points of a hand not yet played", lambda s: s["points"].append([0, 0, 0, 0])),
+        ("scores before any round is settled", lambda s: s["scores"].__setitem__(0, 100)),
+        ("payoffs before any round is settled", lambda s: s.__setitem__("payoffs", [10, -10, 0, 0])),
+        ("old per-round history", lambda s: s.__setitem__("settlements", [])),
+        ("scores of the wrong length", lambda s: s["scores"].pop()),
+        ("payoffs as booleans", lambda s: s.__setitem__("payoffs", [False] * 4)),
         ("played out of turn", lambda s: s["trick"]["plays"][0].__setitem__(0, (s["trick"]["plays"][0][0] + 1) % 4)),
         ("joker", lambda s: s["hands"][0].__setitem__(0, "JK")),
         ("not a card list", lambda s: s["hands"].__setitem__(0, "AS")),
@@ -839,9 +862,11 @@ def _corruptions_layout() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
         ("negative passes", lambda s: s["passes"].__setitem__(0, -1)),
         ("turn to nobody", lambda s: s.__setitem__("turn", 5)),
         ("out seat with cards", lambda s: s.__setitem__("order", [0])),
-        ("impossible Few points", lambda s: s["points"][0].__setitem__(0, [10, 10, 10])),
-        ("impossible Clubs points", lambda s: s["points"][0].__setitem__(2, [0, 100, 90])),
-        ("impossible KS points", lambda s: s["points"][0].__setitem__(5, [50, 50, 0])),
+        ("impossible Few points", lambda s: s["points"].__setitem__(0, [10, 10, 10])),
+        ("impossible Clubs points", lambda s: s["points"].__setitem__(2, [0, 100, 90])),
+        ("impossible KS points", lambda s: s["points"].__setitem__(5, [50, 50, 0])),
+        ("a hand's points missing", lambda s: s["points"].pop()),
+        ("a qabbalah row before qabbalah ends", lambda s: s["points"].append([0, 0, 0])),
         ("trick keys in qabbalah", lambda s: s.__setitem__("tricks", [])),
         ("cards vanish", lambda s: s["hands"][0].pop()),
         ("card moved onto the layout", lambda s: (s["hands"][1].remove("JH"), s["hands"][2].remove("9H"),
@@ -868,11 +893,14 @@ def test_forged_qabbalah_that_should_have_ended() -> None:
 
 
 def test_forged_settlement() -> None:
+    """Once over, the totals hold the last round, whose settlement is recomputed from its points and order."""
     state, _ = engine.apply(s9_state(), mv(2, "KS"))
     engine.check_state(GAME, state)
-    for corrupt in (lambda s: s["settlements"][0].__setitem__("pot", 710),
-                    lambda s: s["settlements"][0]["shares"].reverse(),
-                    lambda s: s["settlements"][0].__setitem__("order", [0, 1, 2]),
+    for corrupt in (lambda s: s["scores"].__setitem__(0, 210),
+                    lambda s: s["payoffs"].reverse(),
+                    lambda s: s.__setitem__("payoffs", [0, 0, 0]),
+                    lambda s: s.__setitem__("order", [0, 1, 2]),
+                    lambda s: s["points"][6].__setitem__(0, 40),
                     lambda s: s.__setitem__("turn", 1),
                     lambda s: s.__setitem__("passes", [5, 9, 1])):
         bad = engine.clone(state)
@@ -897,25 +925,74 @@ def test_playouts_with_count_specific_options(n: int, options: dict[str, Any]) -
     for k in range(2):
         state, _ = play_to_end(GAME, n, options, f"{n}{k}ab", random.Random(k), check_every=7)
         res = engine.result(state)
-        assert len(res["rounds"]) == options.get("rounds", 1)
-        for rnd in res["rounds"]:  # the pot is exactly what was paid in, and exactly what is paid out
-            assert rnd["pot"] == sum(rnd["totals"]) == sum(rnd["shares"])
-            assert rnd["payoffs"] == [sh - t for sh, t in zip(rnd["shares"], rnd["totals"])]
-            assert sorted(rnd["order"]) == list(range(n)) and list(rnd["hands"]) == list(dj.HANDS)
+        rnd = res["last_round"]  # the pot is exactly what was paid in, and exactly what is paid out
+        assert rnd["round"] == options.get("rounds", 1)
+        assert rnd["pot"] == sum(rnd["totals"]) == sum(rnd["shares"])
+        assert rnd["payoffs"] == [sh - t for sh, t in zip(rnd["shares"], rnd["totals"])]
+        assert sorted(rnd["order"]) == list(range(n)) and list(rnd["hands"]) == list(dj.HANDS)
         assert sum(res["payoffs"]) == 0
-        assert res["scores"] == [sum(r["totals"][s] for r in res["rounds"]) for s in range(n)]
 
 
-def test_points_are_conserved_into_the_pot_every_hand() -> None:
-    state = engine.new_match(GAME, 5, {"rounds": 2}, "feed")
+def test_round_records_are_events_and_the_totals_add_them_up() -> None:
+    """Every round's record comes in its ``round_settled`` event; the state keeps only the running totals and
+    the current round's table, so it does not grow from round to round."""
+    state = engine.new_match(GAME, 5, {"rounds": 3}, "feed")
     rng = random.Random(5)
+    settled: list[dict[str, Any]] = []
+    hand_rows: list[list[int]] = []
+    sizes: dict[int, int] = {}
     while not engine.is_finished(state):
         state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
         for e in events:
+            if e["type"] == "hand_scored":
+                hand_rows.append(e["points"])
             if e["type"] == "round_settled":
-                pts = state["points"][e["round"] - 1]
-                assert e["pot"] == sum(map(sum, pts)) == sum(e["shares"])
-    assert sum(engine.result(state)["payoffs"]) == 0
+                rnd = {k: v for k, v in e.items() if k != "type"}
+                assert list(rnd["hands"].values()) == hand_rows[-7:]
+                assert rnd["totals"] == [sum(r[s] for r in hand_rows[-7:]) for s in range(5)]
+                assert rnd["pot"] == sum(rnd["totals"]) == sum(rnd["shares"])
+                settled.append(rnd)
+            if e["type"] == "deal" and e["hand"] == 1:
+                engine.check_state(GAME, state)
+                assert state["points"] == [] and len(state) == len(engine.new_match(GAME, 5, {"rounds": 3}, "feed"))
+                sizes[e["round"]] = len(repr({k: v for k, v in state.items() if k != "hands"}))
+                assert state["scores"] == [sum(r["totals"][s] for r in settled) for s in range(5)]
+                assert state["payoffs"] == [sum(r["payoffs"][s] for r in settled) for s in range(5)]
+    assert [r["round"] for r in settled] == [1, 2, 3] and len(hand_rows) == 21
+    assert max(sizes.values()) - min(sizes.values()) < 40  # only the digits of the totals grow
+    res = engine.result(state)
+    assert res["last_round"] == settled[-1]
+    assert res["scores"] == [sum(r["totals"][s] for r in settled) for s in range(5)]
+    assert res["payoffs"] == [sum(r["payoffs"][s] for r in settled) for s in range(5)]
+    assert sum(res["payoffs"]) == 0
+    assert set(res) == {"scores", "payoffs", "ranking", "last_round"}
+
+
+def _round_two(n: int = 4) -> dict[str, Any]:
+    state = engine.new_match(GAME, n, {"rounds": 2}, "beef")
+    rng = random.Random(2)
+    while state["round"] == 1 or state["hand"] < 2:
+        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+    engine.check_state(GAME, state)
+    assert any(state["scores"])
+    return state
+
+
+@pytest.mark.parametrize(("label", "corrupt"), [
+    ("payoffs not adding up to 0", lambda s: s["payoffs"].__setitem__(0, s["payoffs"][0] + 1)),
+    ("negative scores", lambda s: s["scores"].__setitem__(0, -10)),
+    ("pot not a multiple of 10", lambda s: s["scores"].__setitem__(0, s["scores"][0] + 5)),
+    ("pot too small for a round", lambda s: s.__setitem__("scores", [0, 0, 0, 0])),
+    ("payoff below minus the points", lambda s: s.__setitem__(
+        "payoffs", [-s["scores"][0] - 10, s["scores"][0] + 10, 0, 0])),
+    ("scores as text", lambda s: s["scores"].__setitem__(1, "10")),
+    ("points of the previous round kept", lambda s: s["points"].insert(0, [0] * 4)),
+])
+def test_forged_running_totals(label: str, corrupt: Callable[[dict[str, Any]], None]) -> None:
+    bad = _round_two()
+    corrupt(bad)
+    with pytest.raises(InvalidState):
+        engine.check_state(GAME, bad)
 
 
 def test_refused_moves_leave_state_unchanged() -> None:

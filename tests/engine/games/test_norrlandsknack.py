@@ -72,10 +72,26 @@ def buy_nothing(state: dict[str, Any]) -> dict[str, Any]:
 
 def play_out(state: dict[str, Any]) -> dict[str, Any]:
     """Finish the deal on the table, each seat playing its first legal card."""
+    return finish_deal(state)[0]
+
+
+RECORD = ("deal", "dealer", "knocker", "active", "tricks", "loafed")
+
+
+def deal_record(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The finished deal's record, from the ``deal_scored`` event of the move that ended it."""
+    scored = [e for e in events if e["type"] == "deal_scored"]
+    assert len(scored) == 1, events
+    return {k: scored[0][k] for k in RECORD}
+
+
+def finish_deal(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``play_out``, and the record of the deal from the events of its last move."""
     deal_no = state["deal_no"]
+    events: list[dict[str, Any]] = []
     while not engine.is_finished(state) and state["deal_no"] == deal_no:
-        state = engine.apply(state, engine.legal_moves(state)[0])[0]
-    return state
+        state, events = engine.apply(state, engine.legal_moves(state)[0])
+    return state, deal_record(events)
 
 
 def legal_cards(state: dict[str, Any], seat: int) -> set[str]:
@@ -98,9 +114,9 @@ def test_S1_loaf_arithmetic(before: int, after: int) -> None:
 def test_S1_loaf_in_play_adds_a_chip_to_the_pot(options: dict[str, Any], knocker: int, score: int) -> None:
     state = start(standard(), **options)
     state = act(state, *[(s, "lurk") for s in range(1, knocker)], (knocker, "knock"))
-    state = play_out(buy_nothing(state))
-    entry = state["history"][0]
+    state, entry = finish_deal(buy_nothing(state))
     assert entry["knocker"] == knocker and entry["loafed"] == [knocker]
+    assert state["loaves"] == [1 if s == knocker else 0 for s in range(4)]
     assert state["scores"][knocker] == score
     stake = options.get("stake", 5)
     pot = 4 * stake + 1
@@ -123,8 +139,7 @@ def test_S2_first_deal_knock_ends_the_declarations() -> None:
     assert {"type": "buying", "active": [0, 1, 2, 3], "knocker": 2} in events
     state = buy_nothing(state)
     assert state["phase"] == "play" and engine.to_act(state) == [1]
-    state = play_out(state)
-    entry = state["history"][0]
+    state, entry = finish_deal(state)
     assert entry == {"deal": 1, "dealer": 0, "knocker": 2, "active": [0, 1, 2, 3], "tricks": [2, 3, 0, 0],
                      "loafed": [2]}
     assert state["scores"] == [8, 7, 15, 10]
@@ -142,7 +157,7 @@ def test_S3_all_lurk_same_dealer_redeals() -> None:
     state, events = engine.apply(state, {"seat": 0, "action": "lurk"})
     assert {"type": "redeal", "deal": 1, "dealer": 0} in events
     assert (state["deal_no"], state["dealer"], state["dealings"], state["phase"]) == (1, 0, 2, "declare")
-    assert state["declarations"] == [] and state["history"] == []
+    assert state["declarations"] == [] and state["loaves"] == [0] * 4
     assert state["hands"][1] == ["AS", "KS", "QS", "JS", "TS"] and state["hands"][0][-1] == "9S"
     assert state["scores"] == [10] * 4 and state["pot"] == 20
     assert engine.legal_moves(state) == [{"seat": 1, "action": "knock"}, {"seat": 1, "action": "lurk"}]
@@ -172,7 +187,7 @@ def test_S4_later_deal_pass_knock_join(lone: str, score: int) -> None:
     state = act(state, (3, "pass"))
     assert engine.legal_moves(state) == [{"seat": 0, "action": "join"}, {"seat": 0, "action": "pass"}]
     state, events = engine.apply(state, {"seat": 0, "action": "pass"})
-    entry = state["history"][1]
+    entry = deal_record(events)
     assert entry == {"deal": 2, "dealer": 0, "knocker": 2, "active": [2], "loafed": [],
                      "tricks": [0, 0, 5 if lone == "all_tricks" else 0, 0]}
     assert state["scores"] == [7, 10, score, 8] and state["pot"] == 20
@@ -184,8 +199,7 @@ def test_S4_joiner_without_a_trick_is_loafed() -> None:
     state = _deal_two(standard(0))
     state = act(state, (1, "knock"), (2, "join"), (3, "pass"), (0, "join"))
     assert state["phase"] == "buy" and engine.to_act(state) == [1]
-    state = play_out(buy_nothing(state))
-    entry = state["history"][1]
+    state, entry = finish_deal(buy_nothing(state))
     assert entry["active"] == [0, 1, 2] and entry["tricks"] == [2, 3, 0, 0] and entry["loafed"] == [2]
     assert state["scores"] == [5, 7, 15, 8] and state["chips"][2] == 94 and state["pot"] == 21
 
@@ -193,8 +207,9 @@ def test_S4_joiner_without_a_trick_is_loafed() -> None:
 def test_void_deal_passes_the_deal_on() -> None:
     state = _deal_two()
     before = {k: engine.clone(state[k]) for k in ("scores", "chips", "pot")}
-    state = act(state, (1, "pass"), (2, "pass"), (3, "pass"), (0, "pass"))
-    assert state["history"][1] == {"deal": 2, "dealer": 0, "knocker": None, "active": [], "tricks": [0] * 4,
+    state = act(state, (1, "pass"), (2, "pass"), (3, "pass"))
+    state, events = engine.apply(state, {"seat": 0, "action": "pass"})
+    assert deal_record(events) == {"deal": 2, "dealer": 0, "knocker": None, "active": [], "tricks": [0] * 4,
                                    "loafed": []}
     assert {k: state[k] for k in before} == before
     assert (state["deal_no"], state["dealer"]) == (3, 1)
@@ -264,36 +279,30 @@ def test_S6_strict_following(rule: str, second: str, seat3: list[str], legal: se
 
 
 # ----- S7: the end and the split -----------------------------------------------------------------
-HISTORY = [
-    {"deal": 1, "dealer": 0, "knocker": 2, "active": [0, 1, 2, 3], "tricks": [0, 3, 0, 2], "loafed": [2]},
-    {"deal": 2, "dealer": 1, "knocker": 2, "active": [0, 1, 2, 3], "tricks": [0, 3, 0, 2], "loafed": [0, 2]},
-    {"deal": 3, "dealer": 2, "knocker": 3, "active": [1, 3], "tricks": [0, 2, 0, 3], "loafed": []},
-    {"deal": 4, "dealer": 3, "knocker": 2, "active": [2, 3], "tricks": [0, 0, 3, 2], "loafed": []},
-]
-
-
+# Four earlier deals (dealers 0 to 3) left scores [15, 2, 17, 1]: seat 2 was loafed in deals 1 and 2 and
+# seat 0 in deal 2, so the loaves are [1, 0, 2, 0] and the pot holds 4 x 5 stakes + 3 loaf chips.
 def _s7_position() -> dict[str, Any]:
-    """Deal 5, dealer 0: scores [15, 2, 17, 1], pot 23, built from four recorded deals."""
+    """Deal 5, dealer 0: scores [15, 2, 17, 1], pot 23, after four deals."""
     hands = {1: ["AH", "KH", "QH", "2C", "3C"], 3: ["2D", "3D", "4D", "5D", "AC"], 0: ["6D", "7D", "8D", "9D", "TD"]}
     state = start(deal(hands))
-    state.update(deal_no=5, dealings=5, history=engine.clone(HISTORY), scores=[15, 2, 17, 1],
-                 chips=[94, 95, 93, 95], pot=23)
+    state.update(deal_no=5, dealings=5, loaves=[1, 0, 2, 0], scores=[15, 2, 17, 1], chips=[94, 95, 93, 95], pot=23)
     engine.check_state(GAME, state)
     return state
 
 
 def test_S7_end_and_split() -> None:
     state = act(_s7_position(), (1, "knock"), (2, "pass"), (3, "join"), (0, "join"))
-    state = play_out(buy_nothing(state))
+    state, entry = finish_deal(buy_nothing(state))
     assert engine.is_finished(state)
-    assert state["history"][-1] == {"deal": 5, "dealer": 0, "knocker": 1, "active": [0, 1, 3],
-                                    "tricks": [1, 3, 0, 1], "loafed": []}
+    assert entry == {"deal": 5, "dealer": 0, "knocker": 1, "active": [0, 1, 3], "tricks": [1, 3, 0, 1], "loafed": []}
     res = engine.result(state)
+    assert res["last_deal"] == entry
     assert res["scores"] == [14, 0, 17, 0]
     assert state["chips"] == [94, 95 + 12, 93, 95 + 11] and state["pot"] == 0
     assert res["payoffs"] == [-6, 7, -7, 6] and sum(res["payoffs"]) == 0
     assert res["ranking"] == [1, 3, 0, 2] and res["winners"] == [1, 3]
-    assert len(res["deals"]) == 5
+    assert res["deals_played"] == 5
+    assert set(res) == {"scores", "payoffs", "ranking", "winners", "deals_played", "last_deal"}
     engine.check_state(GAME, state)
     assert engine.legal_moves(state) == [] and engine.to_act(state) == []
     expect_illegal(state, {"seat": 0, "action": "knock"}, "match_over")
@@ -328,8 +337,8 @@ def test_passed_seat_does_not_play() -> None:
     state = play(state, (1, "AH"))
     assert engine.to_act(state) == [3]
     expect_illegal(state, {"seat": 2, "action": "play", "card": state["discards"][2][0]}, "not_your_turn")
-    state = play_out(state)
-    assert state["history"][1]["active"] == [1, 3]
+    state, entry = finish_deal(state)
+    assert entry["active"] == [1, 3]
 
 
 # ----- options, deals, states, views -------------------------------------------------------------
@@ -404,13 +413,23 @@ def _corrupt(state: dict[str, Any], how: str) -> dict[str, Any]:
     elif how == "chips_moved":
         s["chips"][0] += 1
         s["chips"][1] -= 1
-    elif how == "score":
-        s["scores"][3] -= 1
-    elif how == "history_tricks":
-        s["history"][0]["tricks"] = [1, 4, 0, 0]
-    elif how == "history_loaf":
-        s["history"][0]["loafed"] = [2]
-    elif how == "history_missing":
+    elif how == "score":  # a seat at 0: the match would be over
+        s["scores"][3] = 0
+    elif how == "score_beyond_loaves":
+        s["scores"][1] = 11
+    elif how == "loaf_without_chip":
+        s["loaves"][2] = 1
+    elif how == "loaves_too_many":
+        s["loaves"][2] = 2
+        s["chips"][2] -= 2
+        s["pot"] += 2
+    elif how == "loaves_negative":
+        s["loaves"][2] = -1
+        s["chips"][2] += 1
+        s["pot"] -= 1
+    elif how == "loaves_missing":
+        del s["loaves"]
+    elif how == "old_history":
         s["history"] = []
     elif how == "passed_seat_active":
         s["declarations"][1][1] = "join"
@@ -446,7 +465,8 @@ def _corrupt(state: dict[str, Any], how: str) -> dict[str, Any]:
 
 
 CORRUPTIONS = ["duplicate_card", "missing_talon_card", "talon_to_hand", "wrong_dealer", "pot", "chips_moved",
-               "score", "history_tricks", "history_loaf", "history_missing", "passed_seat_active", "lurk_later",
+               "score", "score_beyond_loaves", "loaf_without_chip", "loaves_too_many", "loaves_negative",
+               "loaves_missing", "old_history", "passed_seat_active", "lurk_later",
                "two_knocks", "buys", "trick_winner", "out_of_turn", "trump", "phase",
                "phase_buy", "extra_key", "missing_key", "deal_no", "hand_type", "options", "bool_seat"]
 
@@ -459,17 +479,32 @@ def test_forged_states_are_refused(how: str) -> None:
         engine.check_state(GAME, _corrupt(state, how))
 
 
-@pytest.mark.parametrize("how", ["dealer_discards_none", "match_not_over", "over_without_winner"])
+@pytest.mark.parametrize("how", ["dealer_discards_none", "match_not_over", "over_without_winner",
+                                 "over_with_wrong_share", "over_extra_winner",
+                                 "first_deal_score", "first_deal_loaf"])
 def test_forged_buy_and_end_states_are_refused(how: str) -> None:
     if how == "dealer_discards_none":
         state = buy_nothing(act(start(standard()), (1, "knock")))
         s = engine.clone(state)
         s["hands"][0].append(s["discards"][0].pop())  # the dealer keeps six cards
+    elif how.startswith("first_deal"):  # over after deal 1: the totals follow exactly from the table
+        state = play_out(buy_nothing(act(start(standard(), max_deals=1, knocker_min=4), (1, "knock"))))
+        assert engine.is_finished(state) and state["loaves"] == [0, 1, 0, 0]
+        s = engine.clone(state)
+        if how == "first_deal_score":
+            s["scores"][2] = 9
+        else:
+            s["loaves"] = [0, 0, 1, 0]
     else:
         state = play_out(buy_nothing(act(_s7_position(), (1, "knock"), (2, "pass"), (3, "join"), (0, "join"))))
         s = engine.clone(state)
         if how == "match_not_over":
             s["phase"] = "declare"
+        elif how == "over_with_wrong_share":  # the odd chip goes to seat 1, first from forehand
+            s["chips"][1] -= 1
+            s["chips"][3] += 1
+        elif how == "over_extra_winner":
+            s["scores"][2] = 0
         else:
             s["scores"] = [14, 1, 17, 0]
     engine.check_state(GAME, state)
@@ -529,3 +564,32 @@ def test_illegal_moves_carry_a_sentence() -> None:
     with pytest.raises(IllegalMove) as err:
         engine.apply(state, {"seat": 0, "action": "play", "card": "2H"})
     assert err.value.reason == "not_your_turn" and "seat 3" in err.value.message
+
+
+def test_deal_records_are_events_and_the_state_does_not_grow() -> None:
+    """Each finished deal's record is its ``deal_scored`` event: replaying the records gives the running scores
+    and loaves. The state keeps only the deal on the table and the totals, so its size stays flat."""
+    import orjson
+    options = {"start_score": 30, "knocker_min": 2}
+    state = engine.new_match(GAME, 4, options, "d00d")
+    rng = random.Random(7)
+    scores, loaves, deals, sizes = [30] * 4, [0] * 4, 0, []
+    while not engine.is_finished(state):
+        state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
+        for e in events:
+            if e["type"] == "deal_scored":
+                deals += 1
+                assert e["deal"] == deals
+                score_entry(scores, e)
+                for s in e["loafed"]:
+                    loaves[s] += 1
+                assert e["scores"] == scores and state["loaves"] == loaves
+                assert e["pot"] == 20 + sum(loaves)  # before a finished match shares it out
+            if e["type"] == "deal":
+                engine.check_state(GAME, state)
+                sizes.append(len(orjson.dumps({k: v for k, v in state.items() if k not in ("rest", "hands")})))
+    assert deals >= 20 and state["scores"] == scores
+    assert max(sizes) - min(sizes) < 60  # digits of the totals and the seed's pending deals only
+    res = engine.result(state)
+    assert res["deals_played"] == deals and res["last_deal"]["deal"] == deals
+    assert sum(res["payoffs"]) == 0
