@@ -20,13 +20,14 @@ and may override ``view`` when more than the hands and ``secret_keys`` are hidde
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from .cards import Card
 from .checks import need, need_cards, need_exact_keys, need_int, need_list, need_pack
 from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
 from .moves import Action, Move, parse_move
-from .options import FIRST_DEALER, Option, Options, read_options
+from .options import FIRST_DEALER, Option, Options, OptionsKey, from_key, options_key, read_options
 from .rng import seed_bytes, shuffled
 
 State = dict[str, Any]
@@ -150,21 +151,29 @@ class Game:
              f"Unsupported state version (expected {STATE_VERSION}).")
         n = need_int(state.get("players"), "players", self.min_players, self.max_players)
         options = state.get("options")
-        try:
-            normal = self.read_options(options, n)
-        except InvalidOptions as exc:
-            raise InvalidState(f"The state's options are invalid: {exc.message}") from exc
-        need(normal == options, "The state's options are incomplete or not in normal form.")
+        key = options_key(options)
+        if key is None:
+            self.check_normal_options(options, n)
+        else:
+            _normal_options(self, n, key)  # the same check, remembered for options already found valid
         seed = state.get("seed")
         need(isinstance(seed, str) and is_hex_seed(seed), "'seed' must be a string of hex digits.")
         for deal in need_list(state.get("deals"), "deals"):
             try:
-                self.check_deal(deal, n, normal)
+                self.check_deal(deal, n, options)
             except InvalidDeal as exc:
                 raise InvalidState(f"A pending deal is invalid: {exc.message}") from exc
         need_int(state.get("dealings"), "dealings", 0)
         need(isinstance(state.get("phase"), str) and (state["phase"] in self.phases or state["phase"] == OVER),
              "'phase' is not a phase of this game.")
+
+    def check_normal_options(self, options: Any, n: int) -> None:
+        """A state's options must be valid and in normal form (every option present, as stored at ``new``)."""
+        try:
+            normal = self.read_options(options, n)
+        except InvalidOptions as exc:
+            raise InvalidState(f"The state's options are invalid: {exc.message}") from exc
+        need(normal == options, "The state's options are incomplete or not in normal form.")
 
     def check_deal(self, deal: Any, n: int, options: Options) -> None:
         """An explicit deal: ``{"hands": [<n lists of cards>], "rest": [cards]}``, valid for this game."""
@@ -190,6 +199,15 @@ class Game:
 
     def known_keys(self, state: State, game_keys: Sequence[str]) -> None:
         need_exact_keys(state, "state", (*CORE_KEYS, *game_keys))
+
+
+@lru_cache(maxsize=1024)
+def _normal_options(game: Game, n: int, key: OptionsKey) -> bool:
+    """``check_normal_options`` on the options ``key`` stands for (see ``options_key``), memoised: every
+    request of a match sends the same options. Only a pass is remembered; a refusal raises (exceptions are
+    not cached) and is checked again next time, with the same message."""
+    game.check_normal_options(from_key(key), n)
+    return True
 
 
 def is_hex_seed(seed: str) -> bool:

@@ -105,3 +105,27 @@ def read_options(declared: tuple[Option, ...], raw: Any, n: int) -> Options:
         raise InvalidOptions(f"Unknown option '{unknown[0]}'. This game's options are: {', '.join(known)}.",
                              option=unknown[0])
     return {o.name: (o.read(raw[o.name], n) if o.name in raw else o.default_for(n)) for o in declared}
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+_NAMES = frozenset({str})
+OptionsKey = tuple[tuple[Any, ...], tuple[Any, ...], tuple[type, ...]]
+
+
+def options_key(raw: Any) -> OptionsKey | None:
+    """A hashable form of ``raw`` that tells apart every value ``read_options`` could, for memoising the
+    check of a state's options: for a flat object of exact strings, integers, booleans and nulls, its names,
+    values and value types in order (the types keep ``true`` apart from ``1``). Anything else (floats,
+    nested values, subclasses, non-string names, not an object) gives None: check it uncached."""
+    if type(raw) is not dict:
+        return None
+    names, values = tuple(raw), tuple(raw.values())
+    types = tuple(map(type, values))
+    if not (_PLAIN.issuperset(types) and _NAMES.issuperset(map(type, names))):
+        return None
+    return names, values, types
+
+
+def from_key(key: OptionsKey) -> Options:
+    """The options ``key`` stands for (the same names, values and order)."""
+    return dict(zip(key[0], key[1]))

@@ -9,8 +9,9 @@ Match: ``"deals"`` (each deal has its own pot of n antes for the last-trick winn
 Variant ``better_cards``: anyone may ask for a redeal until the first card of trick 5; everyone
 else must agree, answering in turn clockwise from the caller (rulings R6 a-e).
 
-State keys besides the core: dealer, deal_no, pot, paid, taken, wins, history, hands, rest,
-tricks (completed tricks of this deal), trick (the trick in progress), called, call.
+State keys besides the core: dealer, deal_no, pot, paid, taken, wins, hands, rest, tricks (completed
+tricks of this deal), trick (the trick in progress), called, call. The state holds running totals, not
+a history of deals: each deal's outcome is in the events of the move that ends it (``deal_won``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Any
 from ..base import (OVER, Deal, Event, Game, Handler, State, need_hand_sizes, need_pack_deal, not_your_turn,
                     play_moves, require_in_hand, require_turn)
 from ..cards import STANDARD_PACK, Card
-from ..checks import need, need_bool, need_cards, need_dict, need_int, need_list, need_plays, need_seat
+from ..checks import is_int, need, need_bool, need_cards, need_dict, need_int, need_list, need_plays, need_seat
 from ..errors import IllegalMove
 from ..moves import Action, Move, Param
 from ..options import Option, Options
@@ -28,8 +29,23 @@ from ..tricks import TrickRules, TrickTable
 
 HAND = 5
 TRICKS = TrickTable(TrickRules(head=True))
-KEYS = ("dealer", "deal_no", "pot", "paid", "taken", "wins", "history", "hands", "rest", "tricks", "trick",
-        "called", "call")
+KEYS = ("dealer", "deal_no", "pot", "paid", "taken", "wins", "hands", "rest", "tricks", "trick", "called",
+        "call")
+RANK = TRICKS.plain  # rank -> strength (no trumps in Femkort)
+DONE_KEYS = frozenset({"plays", "winner"})  # a completed trick
+
+
+def legal_play(hand: list[Card], led: str | None, best: int, card: Card) -> bool:
+    """Was ``card`` (in ``hand``) a legal play, the suit led being ``led`` (None: a lead) and ``best`` the
+    strength of the best card of that suit in the trick so far? The duty ladder of ``TRICKS`` (follow
+    suit, then head the trick; no trumps), asking only the question this card raises: a card of another
+    suit is legal when void, a card of the suit led when it heads the trick or nothing in the hand does.
+    Validation replays every recorded play with this; the tests pin it to ``TRICKS.legal_cards``."""
+    if led is None:
+        return True
+    if card[1] != led:
+        return all(c[1] != led for c in hand)
+    return RANK[card[0]] > best or not any(c[1] == led and RANK[c[0]] > best for c in hand)
 
 
 class Femkort(Game):
@@ -71,7 +87,7 @@ class Femkort(Game):
     def start(self, state: State) -> None:
         n = state["players"]
         state.update(dealer=state["options"]["first_dealer"], deal_no=0, pot=0, paid=[0] * n, taken=[0] * n,
-                     wins=[0] * n, history=[], phase="play")
+                     wins=[0] * n, phase="play")
         self.fresh_deal(state, [])
 
     def fresh_deal(self, state: State, events: list[Event]) -> None:
@@ -163,9 +179,8 @@ class Femkort(Game):
     def finish_deal(self, state: State, winner: int, events: list[Event]) -> None:
         opts = state["options"]
         state["wins"][winner] += 1
-        state["history"].append({"deal": state["deal_no"], "dealer": state["dealer"], "winner": winner,
-                                 "pot": state["pot"]})
-        events.append({"type": "deal_won", "deal": state["deal_no"], "seat": winner, "pot": state["pot"]})
+        events.append({"type": "deal_won", "deal": state["deal_no"], "dealer": state["dealer"], "seat": winner,
+                       "pot": state["pot"]})
         if opts["match"] == "deals":
             self.pay_pot(state, winner)
             over = state["deal_no"] == opts["deals"]
@@ -222,8 +237,7 @@ class Femkort(Game):
         n = state["players"]
         payoffs = [state["taken"][s] - state["paid"][s] for s in range(n)]
         ranking = rank_seats(n, lambda s: (-payoffs[s], -state["wins"][s], s))
-        return {"scores": list(state["wins"]), "payoffs": payoffs, "ranking": ranking,
-                "deals": [dict(h) for h in state["history"]]}
+        return {"scores": list(state["wins"]), "payoffs": payoffs, "ranking": ranking}
 
     # ----- validation -------------------------------------------------------------------
     def card_groups(self, state: State) -> list[Any]:
@@ -236,84 +250,91 @@ class Femkort(Game):
         need(state["phase"] in ("play", OVER), "Femkort's phases are 'play' and 'over'.")
         deal_no = need_int(state["deal_no"], "deal_no", 1)
         need(state["dealer"] == (opts["first_dealer"] + deal_no - 1) % n, "'dealer' does not match the deal number.")
-        self.validate_chips(state, n, deal_no)
+        wins = self.validate_chips(state, n, deal_no)
         hands = need_list(state["hands"], "hands", n)
         for s, h in enumerate(hands):
             need_cards(h, f"hands[{s}]")
         need_cards(state["rest"], "rest")
         need(len(state["rest"]) == 52 - HAND * n, "'rest' must hold the undealt cards.")
-        self.validate_tricks(state, n)
+        last_winner = self.validate_tricks(state, n)
+        if state["phase"] == OVER:
+            # the deal that ended the match is still on the table: its fifth trick's winner won it
+            need(last_winner is not None and wins[last_winner] >= 1, "The last deal's winner has no deal win.")
+            need(opts["match"] == "deals" or wins[last_winner] == opts["target_wins"],
+                 "The match must end with the deal that gave the champion the target.")
         self.validate_calls(state, n)
 
-    def validate_chips(self, state: State, n: int, deal_no: int) -> None:
+    def validate_chips(self, state: State, n: int, deal_no: int) -> list[int]:
+        """The running totals agree with the deal number and the format: antes paid, deals won, pots taken
+        and the pot (every ante paid in is either taken or still in the pot). Returns the wins."""
         opts = state["options"]
-        ante = opts["ante"]
+        ante, over = opts["ante"], state["phase"] == OVER
         paid = need_list(state["paid"], "paid", n)
         taken = need_list(state["taken"], "taken", n)
         wins = need_list(state["wins"], "wins", n)
-        need(all(p == deal_no * ante for p in paid), "'paid' must be the antes of every deal so far.")
-        history = need_list(state["history"], "history")
-        over = state["phase"] == OVER
-        need(len(history) == deal_no - (0 if over else 1), "'history' must list every finished deal.")
-        counts = [0] * n
-        for k, h in enumerate(history):
-            need_dict(h, "history entry", ("deal", "dealer", "winner", "pot"))
-            need(h["deal"] == k + 1 and h["dealer"] == (opts["first_dealer"] + k) % n,
-                 "'history' deals or dealers are out of order.")
-            counts[need_seat(h["winner"], n, "history winner")] += 1
-            pot_then = n * ante * (1 if opts["match"] == "deals" else k + 1)
-            need(h["pot"] == pot_then, "A 'history' pot is not what the antes make.")
-        need(wins == counts, "'wins' must count the deals won in 'history'.")
+        need(all(is_int(p) and p == deal_no * ante for p in paid), "'paid' must be the antes of every deal so far.")
+        need(all(is_int(w, 0) for w in wins), "'wins' must be whole numbers of at least 0.")
+        need(sum(wins) == deal_no - (0 if over else 1), "'wins' must add up to the deals finished.")
         expected_taken = [0] * n
         if opts["match"] == "deals":
-            for h in history:
-                expected_taken[h["winner"]] += h["pot"]
             need(deal_no <= opts["deals"], "More deals than the match has.")
-            need(over == (deal_no == opts["deals"] and len(history) == deal_no), "'phase' does not match the deals.")
+            need(deal_no == opts["deals"] or not over, "'phase' does not match the deals.")
+            expected_taken = [w * n * ante for w in wins]  # every deal's pot is n antes
         else:
-            need(all(w < opts["target_wins"] for w in counts[:]) or over, "Someone has already won the match.")
+            target = opts["target_wins"]
+            champions = [s for s, w in enumerate(wins) if w >= target]
             if over:
-                champion = history[-1]["winner"]
-                need(counts[champion] == opts["target_wins"], "The match ended without a champion.")
-                need(sum(1 for w in counts if w >= opts["target_wins"]) == 1, "Only one player can reach the target.")
-                expected_taken[champion] = n * ante * deal_no
-        need(taken == expected_taken, "'taken' does not match the pots won.")
-        need(state["pot"] == sum(paid) - sum(taken), "'pot' must hold every ante not yet won.")
+                need(len(champions) == 1 and wins[champions[0]] == target,
+                     "The match must end with exactly one player at the target.")
+                expected_taken[champions[0]] = n * ante * deal_no  # the one pot of every deal's antes
+            else:
+                need(not champions, "Someone has already won the match.")
+        need(all(is_int(t) and t == e for t, e in zip(taken, expected_taken)), "'taken' does not match the pots won.")
+        need(is_int(state["pot"]) and state["pot"] == sum(paid) - sum(taken), "'pot' must hold every ante not yet won.")
+        return wins
 
-    def validate_tricks(self, state: State, n: int) -> None:
-        """Trick by trick, replay who led, that every card was legal then, and who won."""
+    def validate_tricks(self, state: State, n: int) -> int | None:
+        """Replay the deal trick by trick from the hands it began with: who led, that every card was legal
+        then (follow suit, head the trick), and who won. Returns the winner of the last completed trick."""
         tricks = need_list(state["tricks"], "tricks")
-        trick = need_dict(state["trick"], "trick", ("plays",))
+        trick = state["trick"]
+        need(isinstance(trick, dict) and trick.keys() == {"plays"}, "'trick' must be an object with just 'plays'.")
         over = state["phase"] == OVER
         need(len(tricks) == (HAND if over else len(tricks)) and len(tricks) <= HAND - (0 if over else 1),
              "Wrong number of completed tricks.")
         for t in tricks:
-            need_dict(t, "trick", ("plays", "winner"))
+            need(isinstance(t, dict) and t.keys() == DONE_KEYS, "A completed trick needs just 'plays' and 'winner'.")
             need(len(need_plays(t["plays"], n, "tricks")) == n, "A completed trick must hold one card per player.")
+            need(is_int(t["winner"], 0, n - 1), "A trick's winner must be a seat.")
         current = need_plays(trick["plays"], n, "trick")
         need(len(current) < n and not (over and current), "The trick in progress is too long.")
         all_tricks = [t["plays"] for t in tricks] + [current]
-        # A seat's hand before trick k is its hand now plus what it played from trick k on.
+        # Each seat's hand at the deal: its hand now plus every card it played; then replay forwards.
         holding = [list(h) for h in state["hands"]]
-        for k in range(len(all_tricks) - 1, -1, -1):
-            for seat, card in all_tricks[k]:
+        for plays in all_tricks:
+            for seat, card in plays:
                 holding[seat].append(card)
-            self.replay_trick(state, all_tricks[k], [list(h) for h in holding], k, tricks)
+        leader, winner = left(state["dealer"], n), None
+        for k, plays in enumerate(all_tricks):
+            if not plays:
+                continue
+            need(plays[0][0] == leader, f"Trick {k + 1} was not led by its leader.")
+            led = plays[0][1][1]
+            best, winner = -1, leader
+            for i, (seat, card) in enumerate(plays):
+                need(seat == (leader + i) % n, f"Trick {k + 1} was not played clockwise.")
+                hand = holding[seat]
+                need(legal_play(hand, led if i else None, best, card), f"Trick {k + 1} holds an illegal card {card}.")
+                hand.remove(card)
+                if card[1] == led and RANK[card[0]] > best:
+                    best, winner = RANK[card[0]], seat
+            if k < len(tricks):
+                need(tricks[k]["winner"] == winner, f"Trick {k + 1} has the wrong winner.")
+                leader = winner
         for s, h in enumerate(state["hands"]):
             played = len(tricks) + sum(1 for p in current if p[0] == s)
             need(len(h) == HAND - played, f"Seat {s} holds the wrong number of cards.")
-
-    def replay_trick(self, state: State, plays: list[Any], hands: list[list[Card]], k: int,
-                     tricks: list[Any]) -> None:
-        n = state["players"]
-        leader = tricks[k - 1]["winner"] if k else left(state["dealer"], n)
-        need(not plays or plays[0][0] == leader, f"Trick {k + 1} was not led by its leader.")
-        for i, (seat, card) in enumerate(plays):
-            need(seat == (leader + i) % n, f"Trick {k + 1} was not played clockwise.")
-            need(card in TRICKS.legal_cards(hands[seat], plays[:i]), f"Trick {k + 1} holds an illegal card {card}.")
-            hands[seat].remove(card)
-        if k < len(tricks):
-            need(tricks[k]["winner"] == TRICKS.winner(plays), f"Trick {k + 1} has the wrong winner.")
+        return tricks[-1]["winner"] if tricks else None
 
     def validate_calls(self, state: State, n: int) -> None:
         called = need_list(state["called"], "called")

@@ -23,9 +23,10 @@ the pot left over is shared equally, odd chips clockwise from the last deal's el
 
 State keys besides the core: dealer, deal_no, chips (balances), pot, turns (bidding turns held this
 deal), bids (this turn's offers from eldest on: amount or null), shooter, amount, hands, turn_up,
-dead (set-aside turn-ups, face up), rest (the stock, top first; hidden), tricks, trick, history
-(per finished deal: turns, outcome, shooter, amount, zwik seat and rank, pot after; the chips are
-replayed from it).
+dead (set-aside turn-ups, face up), rest (the stock, top first; hidden), tricks, trick, last (the last
+finished deal, as its ``deal_over`` event: deal, dealer, turns, outcome, shooter, amount, zwik seat and
+rank, the pot at stake, the pot carried forward and the balances after it; null before the first deal
+ends). The state keeps no history of deals: each deal's outcome is in the events of the move that ends it.
 """
 from __future__ import annotations
 
@@ -55,9 +56,9 @@ UNDERTRUMP = {"required": "required", "allowed": "allowed", "forbidden_unless_fo
 TABLES = {name: TrickTable(TrickRules(order=ORDER, must_trump=True, overtrump=True, undertrump=policy))
           for name, policy in UNDERTRUMP.items()}
 KEYS = ("dealer", "deal_no", "chips", "pot", "turns", "bids", "shooter", "amount", "hands", "turn_up", "dead",
-        "rest", "tricks", "trick", "history")
-HISTORY_KEYS = ("deal", "dealer", "turns", "outcome", "shooter", "amount", "zwik", "pot")
-HISTORY_SET = frozenset(HISTORY_KEYS)
+        "rest", "tricks", "trick", "last")
+LAST_KEYS = ("deal", "dealer", "turns", "outcome", "shooter", "amount", "zwik", "at_stake", "pot", "chips")
+LAST_SET = frozenset(LAST_KEYS)
 
 
 def _simple(verb: str, doc: str, seat: int) -> Action:
@@ -183,7 +184,7 @@ class Zwikken(Game):
     # ----- the deal ---------------------------------------------------------------------
     def start(self, state: State) -> None:
         opts = state["options"]
-        state.update(deal_no=0, chips=[opts["starting_chips"]] * SEATS, pot=0, history=[])
+        state.update(deal_no=0, chips=[opts["starting_chips"]] * SEATS, pot=0, last=None)
         self.fresh_deal(state, [])
 
     def fresh_deal(self, state: State, events: list[Event]) -> None:
@@ -383,12 +384,15 @@ class Zwikken(Game):
     # ----- settlement and the end ---------------------------------------------------------
     def end_deal(self, state: State, outcome: str, zwik: dict[str, Any] | None, events: list[Event]) -> None:
         opts = state["options"]
-        state["pot"] = settle(state["chips"], state["pot"], outcome, state["shooter"], state["amount"], zwik,
+        at_stake = state["pot"]
+        state["pot"] = settle(state["chips"], at_stake, outcome, state["shooter"], state["amount"], zwik,
                               opts["zwik_other"])
-        entry = {"deal": state["deal_no"], "dealer": state["dealer"], "turns": state["turns"], "outcome": outcome,
-                 "shooter": state["shooter"], "amount": state["amount"], "zwik": zwik, "pot": state["pot"]}
-        state["history"].append(entry)
-        events.append({"type": "deal_over", **entry, "chips": list(state["chips"])})
+        last = {"deal": state["deal_no"], "dealer": state["dealer"], "turns": state["turns"], "outcome": outcome,
+                "shooter": state["shooter"], "amount": state["amount"], "zwik": zwik, "at_stake": at_stake,
+                "pot": state["pot"], "chips": list(state["chips"])}
+        state["last"] = last
+        events.append({"type": "deal_over", **last, "zwik": dict(zwik) if zwik else None,
+                       "chips": list(state["chips"])})
         if not self.match_ends(opts, state["deal_no"], state["chips"]):
             self.fresh_deal(state, events)
             return
@@ -408,8 +412,7 @@ class Zwikken(Game):
             return None
         chips, start = state["chips"], state["options"]["starting_chips"]
         return {"scores": list(chips), "payoffs": [c - start for c in chips],
-                "ranking": rank_seats(SEATS, lambda s: (-chips[s], s)),
-                "deals": [dict(h) for h in state["history"]]}
+                "ranking": rank_seats(SEATS, lambda s: (-chips[s], s))}
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         out = super().view(state, seat)
@@ -432,44 +435,49 @@ class Zwikken(Game):
         need(same_int(state["dealer"], dealer), "'dealer' does not match the deal number.")
         need(state["dealings"] == deal_no, "'dealings' must count the deals dealt.")
         turns = need_int(state["turns"], "turns", 1, opts["max_turns"])
-        chips, pot_before = self.validate_history(state, deal_no, over)
-        self.validate_chips(state, chips, turns, over)
+        last = self.validate_last(state, deal_no, over)
+        self.validate_chips(state, last, turns, over)
         self.validate_cards(state, turns)
-        last = state["history"][-1] if over else None
-        self.validate_bidding(state, pot_before if over else state["pot"], last)
-        self.validate_deal_stage(state, last)
+        ended = last if over else None  # once the match is over, 'last' is the deal still on the table
+        self.validate_bidding(state, ended["at_stake"] if ended else state["pot"], ended)
+        self.validate_deal_stage(state, ended)
 
-    def validate_history(self, state: State, deal_no: int, over: bool) -> tuple[list[int], int]:
-        """Replay the chips of every finished deal; returns the balances and the last deal's pot at stake."""
+    def validate_last(self, state: State, deal_no: int, over: bool) -> dict[str, Any] | None:
+        """The record of the last finished deal (this deal once the match is over, else the one before;
+        null in deal 1): its place in the rotation, its outcome within the pot at stake, the pot it
+        carried forward, and balances that keep every chip and say whether the match went on."""
         opts = state["options"]
-        history = need_list(state["history"], "history")
-        need(len(history) == deal_no - (0 if over else 1), "'history' must list every finished deal.")
-        chips, pot, pot_before = [opts["starting_chips"]] * SEATS, 0, 0
-        for k, h in enumerate(history):
-            need(isinstance(h, dict) and h.keys() == HISTORY_SET, "A history entry needs exactly the keys "
-                 + ", ".join(HISTORY_KEYS) + ".")
-            need(same_int(h["deal"], k + 1) and same_int(h["dealer"], (opts["first_dealer"] + k) % SEATS),
-                 "'history' deals or dealers are out of order.")
-            pay = opts["stake"] + need_int(h["turns"], "history turns", 1, opts["max_turns"]) - 1
-            chips = [c - pay for c in chips]
-            pot_before = pot + SEATS * pay
-            self.validate_outcome(h, pot_before, opts)
-            pot = settle(chips, pot_before, h["outcome"], h["shooter"], h["amount"], h["zwik"], opts["zwik_other"])
-            need(same_int(h["pot"], pot), f"Deal {k + 1}: the pot carried forward is wrong.")
-            ended = self.match_ends(opts, k + 1, chips)
-            need(ended == (over and k == len(history) - 1), f"The match {'ended' if ended else 'went on'} wrongly "
-                 f"after deal {k + 1}.")
-        return chips, pot_before
+        last, number = state["last"], deal_no if over else deal_no - 1
+        if number == 0:
+            need(last is None, "'last' must be null until a deal has finished.")
+            return None
+        need(isinstance(last, dict) and last.keys() == LAST_SET, "'last' needs exactly the keys "
+             + ", ".join(LAST_KEYS) + ".")
+        need(same_int(last["deal"], number) and same_int(last["dealer"], (opts["first_dealer"] + number - 1) % SEATS),
+             "'last' is not the last finished deal, or has the wrong dealer.")
+        pay = opts["stake"] + need_int(last["turns"], "last.turns", 1, opts["max_turns"]) - 1
+        at_stake = need_int(last["at_stake"], "last.at_stake", SEATS * pay)  # the stakes came on top of a pot >= 0
+        self.validate_outcome(last, at_stake, opts)
+        pot = settle([0] * SEATS, at_stake, last["outcome"], last["shooter"], last["amount"], last["zwik"],
+                     opts["zwik_other"])
+        need(same_int(last["pot"], pot), "'last.pot' is not the pot that deal carried forward.")
+        chips = last["chips"]
+        need(isinstance(chips, list) and len(chips) == SEATS and all(is_int(c) for c in chips),
+             "'last.chips' must be three whole numbers.")
+        need(sum(chips) + pot == SEATS * opts["starting_chips"], "'last.chips' and 'last.pot' must keep every chip.")
+        ended = self.match_ends(opts, number, chips)
+        need(ended == over, f"The match {'ended' if ended else 'went on'} wrongly after deal {number}.")
+        return last
 
     def validate_outcome(self, h: dict[str, Any], pot: int, opts: Options) -> None:
-        need(h["outcome"] in OUTCOMES, "A history outcome is unknown.")
+        need(h["outcome"] in OUTCOMES, "The last deal's outcome is unknown.")
         if h["outcome"] == "annulled":
             need(h["shooter"] is None and h["amount"] is None and h["zwik"] is None,
                  "An annulled deal has no shooter, amount or zwik.")
             return
-        need_int(h["shooter"], "history shooter", 0, SEATS - 1)
-        need_int(h["amount"], "history amount", 1, pot)
-        need(opts["bid_amounts"] == "any" or h["amount"] in fractions(pot), "A history amount is not a fraction.")
+        need_int(h["shooter"], "last.shooter", 0, SEATS - 1)
+        need_int(h["amount"], "last.amount", 1, pot)
+        need(opts["bid_amounts"] == "any" or h["amount"] in fractions(pot), "The last deal's amount is not a fraction.")
         zwik = h["zwik"]
         if zwik is not None:
             need(isinstance(zwik, dict) and zwik.keys() == {"seat", "rank"}, "A zwik needs 'seat' and 'rank'.")
@@ -478,17 +486,19 @@ class Zwikken(Game):
             need((zwik["seat"] == h["shooter"]) == (h["outcome"] == "success"),
                  "A zwik's outcome does not match who held it.")
 
-    def validate_chips(self, state: State, chips: list[int], turns: int, over: bool) -> None:
-        """Balances and pot: the replayed history, plus this deal's stakes; or the final split."""
+    def validate_chips(self, state: State, last: dict[str, Any] | None, turns: int, over: bool) -> None:
+        """Balances and pot: those after the last finished deal (the opening ones in deal 1) less this deal's
+        stakes and re-turns, all of it in the pot; or, once the match is over, plus the final split."""
         opts = state["options"]
-        pot = state["history"][-1]["pot"] if state["history"] else 0
         if over:
-            shares = split_evenly(pot, order_from(self.eldest(state), SEATS))
-            chips, pot = [c + shares[s] for s, c in enumerate(chips)], 0
-            need(turns == state["history"][-1]["turns"], "'turns' does not match the last deal.")
+            assert last is not None
+            shares = split_evenly(last["pot"], order_from(self.eldest(state), SEATS))
+            chips, pot = [c + shares[s] for s, c in enumerate(last["chips"])], 0
+            need(turns == last["turns"], "'turns' does not match the last deal.")
         else:
             pay = opts["stake"] + turns - 1
-            chips, pot = [c - pay for c in chips], pot + SEATS * pay
+            before = last["chips"] if last else [opts["starting_chips"]] * SEATS
+            chips, pot = [c - pay for c in before], (last["pot"] if last else 0) + SEATS * pay
         held = state["chips"]
         need(isinstance(held, list) and len(held) == SEATS and all(same_int(c, e) for c, e in zip(held, chips)),
              "'chips' do not match the stakes and settlements of the deals.")
@@ -538,7 +548,7 @@ class Zwikken(Game):
         need(same_int(state["shooter"], shooter) and same_int(state["amount"], amounts[-1]),
              "'shooter' and 'amount' must be the highest bidder and his bid.")
         need(last is None or (last["shooter"] == shooter and last["amount"] == amounts[-1]),
-             "The last deal's history does not match its bidding.")
+             "'last' does not match this deal's bidding.")
 
     def validate_deal_stage(self, state: State, last: dict[str, Any] | None) -> None:
         """Hands, tricks, Ten and zwik fit the point the deal has reached."""

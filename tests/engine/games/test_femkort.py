@@ -96,13 +96,17 @@ def test_S7_the_last_trick_decides_the_pot() -> None:
                  (2, "KC"), (0, "4C"), (1, "8C"), (2, "AC"), (0, "5C"), (1, "TC"))
     assert [t["winner"] for t in state["tricks"]] == [2, 2, 2, 2]
     assert legal_cards(state, 0) == set() and engine.to_act(state) == [2]
-    state = play(state, (2, "4D"), (0, "9D"), (1, "AS"))
+    state, _ = engine.apply(state, {"seat": 2, "action": "play", "card": "4D"})
+    state, _ = engine.apply(state, {"seat": 0, "action": "play", "card": "9D"})
+    state, events = engine.apply(state, {"seat": 1, "action": "play", "card": "AS"})
     assert engine.is_finished(state)
+    assert {"type": "deal_won", "deal": 1, "dealer": 0, "seat": 0, "pot": 3} in events
+    assert events[-1] == {"type": "match_over"}
     res = engine.result(state)
     assert res["scores"] == [1, 0, 0]
     assert res["payoffs"] == [2, -1, -1]
     assert res["ranking"] == [0, 1, 2]
-    assert res["deals"] == [{"deal": 1, "dealer": 0, "winner": 0, "pot": 3}]
+    assert set(res) == {"scores", "payoffs", "ranking"}  # per-deal outcomes are in the events, not the state
     assert engine.legal_moves(state) == [] and engine.to_act(state) == []
     expect_illegal(state, {"seat": 0, "action": "play", "card": "9D"}, "match_over")
 
@@ -170,22 +174,29 @@ def test_better_cards_needs_the_variant() -> None:
     assert all(m["action"] == "play" for m in engine.legal_moves(state))
 
 
-def _play_deal_won_by(state: dict[str, Any], winner: int, rng: random.Random) -> dict[str, Any]:
-    """Search the current deal for a line of legal play whose last trick ``winner`` takes."""
+def _play_deal_won_by(state: dict[str, Any], winner: int, rng: random.Random,
+                      won: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Search the current deal for a line of legal play whose last trick ``winner`` takes; the deal's
+    ``deal_won`` event is appended to ``won``."""
     deal_no = state["deal_no"]
 
-    def search(s: dict[str, Any]) -> dict[str, Any] | None:
+    def search(s: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any] | None:
         if engine.is_finished(s) or s["deal_no"] != deal_no:
-            return s if (s["history"][-1]["winner"] == winner) else None
+            event = next(e for e in events if e["type"] == "deal_won")
+            if event["seat"] != winner:
+                return None
+            if won is not None:
+                won.append(event)
+            return s
         moves = [m for m in engine.legal_moves(s) if m["action"] == "play"]
         rng.shuffle(moves)
         for m in moves:
-            found = search(engine.apply(s, m)[0])
+            found = search(*engine.apply(s, m))
             if found is not None:
                 return found
         return None
 
-    found = search(state)
+    found = search(state, [])
     assert found is not None, f"no line of play lets seat {winner} win this deal"
     return found
 
@@ -194,25 +205,26 @@ def test_S10_first_to_two_with_an_ante_each_deal() -> None:
     rng = random.Random(10)
     state = engine.new_match(GAME, 3, {"match": "first_to", "target_wins": 2}, "10")
     assert (state["dealer"], state["pot"]) == (0, 3)
-    state = _play_deal_won_by(state, 2, rng)
+    won: list[dict[str, Any]] = []
+    state = _play_deal_won_by(state, 2, rng, won)
     assert state["wins"] == [0, 0, 1] and (state["dealer"], state["pot"]) == (1, 6)
     assert engine.legal_moves(state)[0]["seat"] == 2  # eldest of dealer 1 leads
-    state = _play_deal_won_by(state, 0, rng)
+    state = _play_deal_won_by(state, 0, rng, won)
     assert state["wins"] == [1, 0, 1] and (state["dealer"], state["pot"]) == (2, 9)
     assert engine.legal_moves(state)[0]["seat"] == 0
-    state = _play_deal_won_by(state, 2, rng)
+    state = _play_deal_won_by(state, 2, rng, won)
     assert engine.is_finished(state)
     res = engine.result(state)
     assert res["scores"] == [1, 0, 2]
     assert res["payoffs"] == [-3, -3, 6]
     assert res["ranking"] == [2, 0, 1]
-    assert [d["pot"] for d in res["deals"]] == [3, 6, 9]
+    assert [(d["deal"], d["dealer"], d["seat"], d["pot"]) for d in won] == [(1, 0, 2, 3), (2, 1, 0, 6), (3, 2, 2, 9)]
 
 
 def test_S11_rotation_and_redeal_by_the_same_dealer() -> None:
     rng = random.Random(11)
     state = engine.new_match(GAME, 5, {"deals": 3, "first_dealer": 4, "better_cards": True}, "11")
-    dealers, eldest = [], []
+    dealers, eldest, won = [], [], []
     while not engine.is_finished(state):
         if not state["tricks"] and not state["trick"]["plays"] and (not dealers or dealers[-1] != state["dealer"]):
             dealers.append(state["dealer"])
@@ -223,9 +235,10 @@ def test_S11_rotation_and_redeal_by_the_same_dealer() -> None:
                     state, _ = engine.apply(state, {"seat": seat, "action": "accept_better_cards"})
                 assert (state["deal_no"], state["dealer"], state["pot"]) == (2, 0, 5)
         plays = [m for m in engine.legal_moves(state) if m["action"] == "play"]
-        state, _ = engine.apply(state, rng.choice(plays))
+        state, events = engine.apply(state, rng.choice(plays))
+        won += [e for e in events if e["type"] == "deal_won"]
     assert dealers == [4, 0, 1] and eldest == [0, 1, 2]
-    assert [d["dealer"] for d in engine.result(state)["deals"]] == [4, 0, 1]
+    assert [(d["deal"], d["dealer"]) for d in won] == [(1, 4), (2, 0), (3, 1)]
 
 
 def test_seeded_deal_packets_of_two_then_three() -> None:
@@ -346,3 +359,80 @@ def test_illegal_moves_carry_a_sentence() -> None:
     with pytest.raises(IllegalMove) as err:
         engine.apply(state, {"seat": 2, "action": "play", "card": "AS"})
     assert err.value.reason == "card_not_in_hand"
+
+
+def test_replay_legality_agrees_with_the_duty_ladder() -> None:
+    """Validation replays recorded plays with ``legal_play``, asking only the duty each card raises; it must
+    accept exactly the cards ``TRICKS.legal_cards`` lists, for any hand and trick so far."""
+    from service.engine.games.femkort import RANK, TRICKS, legal_play
+    rng = random.Random(7)
+    for _ in range(3000):
+        cards = rng.sample(list(STANDARD_PACK), rng.randint(2, 14))
+        size = rng.randint(1, min(5, len(cards) - 1))
+        hand, played = cards[:size], cards[size:]
+        plays = [[s, c] for s, c in enumerate(played[:rng.randint(0, len(played))])]
+        led = plays[0][1][1] if plays else None
+        best = max((RANK[c[0]] for _, c in plays if c[1] == led), default=-1)
+        legal = TRICKS.legal_cards(hand, plays)
+        assert [c for c in hand if legal_play(hand, led, best, c)] == legal, (hand, plays)
+
+
+def _finished_match(**options: Any) -> dict[str, Any]:
+    rng = random.Random(4)
+    state = engine.new_match(GAME, 3, options, "f1")
+    while not engine.is_finished(state):
+        state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+    return state
+
+
+@pytest.mark.parametrize(("options", "corrupt"), [
+    ({"deals": 3}, lambda s: s["taken"].__setitem__(0, s["taken"][0] + 3)),
+    ({"deals": 3}, lambda s: s["wins"].__setitem__(0, s["wins"][0] + 1)),
+    ({"deals": 3}, lambda s: s["paid"].__setitem__(2, 2)),
+    ({"deals": 3}, lambda s: s.__setitem__("pot", 1)),
+    ({"deals": 3}, lambda s: s.__setitem__("deal_no", 2)),
+    ({"match": "first_to", "target_wins": 2}, lambda s: s["tricks"][-1].__setitem__("winner", 5)),
+    ({"match": "first_to", "target_wins": 2}, lambda s: s["taken"].__setitem__(s["taken"].index(0), 1)),
+    ({"match": "first_to", "target_wins": 2}, lambda s: s.__setitem__("phase", "play")),
+    ({"deals": 3}, lambda s: s.__setitem__("history", [])),
+])
+def test_forged_totals_of_a_finished_match_are_refused(options: dict[str, Any], corrupt: Any) -> None:
+    state = _finished_match(**options)
+    engine.check_state(GAME, state)
+    assert "history" not in state and "deals" not in engine.result(state)
+    corrupt(state)
+    with pytest.raises(InvalidState):
+        engine.check_state(GAME, state)
+
+
+def test_wins_moved_off_the_champion_in_a_finished_first_to_match_are_refused() -> None:
+    """The champion is the winner of the deal still on the table, with exactly the target."""
+    state = _finished_match(match="first_to", target_wins=2)
+    champion = state["tricks"][-1]["winner"]
+    assert state["wins"][champion] == 2
+    forged = engine.clone(state)
+    forged["wins"][champion] -= 1
+    forged["wins"][(champion + 1) % 3] += 1
+    with pytest.raises(InvalidState):
+        engine.check_state(GAME, forged)
+
+
+@pytest.mark.parametrize("options", [
+    {"ante": True}, {"ante": 1.0}, {"ante": "1"}, {"better_cards": 0}, {"colour": "red"}, None, [],
+])
+def test_state_options_not_in_normal_form_are_refused_every_time(options: Any) -> None:
+    """The check of a state's options is memoised; odd values must still be refused, each time alike."""
+    state = engine.new_match(GAME, 4, {}, "aa")
+    engine.check_state(GAME, state)
+    engine.check_state(GAME, engine.clone(state))  # now remembered
+    forged = engine.clone(state)
+    if isinstance(options, dict):
+        forged["options"].update(options)
+    else:
+        forged["options"] = options
+    messages = set()
+    for _ in range(2):
+        with pytest.raises(InvalidState) as err:
+            engine.check_state(GAME, forged)
+        messages.add(err.value.message)
+    assert len(messages) == 1

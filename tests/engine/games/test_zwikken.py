@@ -130,8 +130,9 @@ def test_S2_turn_again_then_automatic_annulment() -> None:
     state = speak(state, None, None)
     state, events = act_events(state, 0, "pass")   # the third turn passed out: annulled, dealer not asked
     assert {"type": "passed_out", "dealer": 0} not in events
-    assert state["history"] == [{"deal": 1, "dealer": 0, "turns": 3, "outcome": "annulled", "shooter": None,
-                                 "amount": None, "zwik": None, "pot": 9}]
+    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 3, "outcome": "annulled", "shooter": None,
+                             "amount": None, "zwik": None, "at_stake": 9, "pot": 9, "chips": [27, 27, 27]}
+    assert {"type": "deal_over", **state["last"]} in events
     assert state["deal_no"] == 2 and state["dealer"] == 1 and state["pot"] == 12 and state["chips"] == [26] * 3
     assert engine.legal_moves(state)[0] == {"seat": 2, "action": "pass"}
 
@@ -139,7 +140,7 @@ def test_S2_turn_again_then_automatic_annulment() -> None:
 def test_S2_dealer_annuls() -> None:
     state = speak(start(PLAIN, ["AS", "KS", "QS"]), None, None, None)
     state = act(state, 0, "annul")
-    assert state["history"][0]["outcome"] == "annulled" and state["history"][0]["turns"] == 1
+    assert state["last"]["outcome"] == "annulled" and state["last"]["turns"] == 1
     assert state["deal_no"] == 2 and state["pot"] == 6 and state["chips"] == [28, 28, 28]
 
 
@@ -151,7 +152,7 @@ def test_S2_dealer_choice_only_after_all_passed() -> None:
 
 def test_S2_max_turns_one_annuls_at_once() -> None:
     state = speak(start(PLAIN, ["AS", "KS", "QS"], max_turns=1), None, None, None)
-    assert state["deal_no"] == 2 and state["history"][0]["turns"] == 1 and state["pot"] == 6
+    assert state["deal_no"] == 2 and state["last"]["turns"] == 1 and state["pot"] == 6
 
 
 # ----- S3: the Ten exchange ------------------------------------------------------------------
@@ -168,8 +169,9 @@ def test_S3_ten_exchange_makes_a_zwik() -> None:
     assert {"type": "ten_exchanged", "seat": 2, "took": "KH", "turn_up": "TH"} in events
     assert {"type": "zwik", "seat": 2, "rank": "K", "cards": ["KH", "KS", "KD"]} in events
     # Seat 2's zwik takes the whole pot (3); then the shooter pays his 2 into it.
-    assert state["history"][0]["zwik"] == {"seat": 2, "rank": "K"}
-    assert state["history"][0]["outcome"] == "failure" and state["history"][0]["pot"] == 2
+    assert state["last"]["zwik"] == {"seat": 2, "rank": "K"}
+    assert state["last"]["outcome"] == "failure" and state["last"]["pot"] == 2 and state["last"]["at_stake"] == 3
+    assert {"type": "deal_over", **state["last"]} in events
     assert state["deal_no"] == 2 and state["chips"] == [28, 26, 31] and state["pot"] == 5
 
 
@@ -202,15 +204,15 @@ def _s4(seat2: list[str], speeches: tuple, **options: Any) -> dict[str, Any]:
 
 def test_S4_shooter_has_the_better_zwik() -> None:
     state = _s4(["QC", "QD", "QH"], (4, None, None))
-    assert state["history"][0] == {"deal": 1, "dealer": 0, "turns": 3, "outcome": "success", "shooter": 1,
-                                   "amount": 4, "zwik": {"seat": 1, "rank": "A"}, "pot": 5}
+    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 3, "outcome": "success", "shooter": 1, "amount": 4,
+                             "zwik": {"seat": 1, "rank": "A"}, "at_stake": 9, "pot": 5, "chips": [27, 31, 27]}
     assert state["chips"] == [27 - 1, 31 - 1, 27 - 1] and state["pot"] == 5 + 3
 
 
 @pytest.mark.parametrize(("zwik_other", "chips", "pot"), [("pot", [27, 36, 23], 4), ("amount", [27, 31, 23], 9)])
 def test_S4_another_players_zwik(zwik_other: str, chips: list[int], pot: int) -> None:
     state = _s4(["QC", "QD", "JC"], (None, 4, None), zwik_other=zwik_other)
-    h = state["history"][0]
+    h = state["last"]
     assert (h["outcome"], h["shooter"], h["zwik"], h["pot"]) == ("failure", 2, {"seat": 1, "rank": "A"}, pot)
     assert state["chips"] == [c - 1 for c in chips] and state["pot"] == pot + 3
     assert conserved(state)
@@ -271,8 +273,8 @@ def _played(hands: dict[int, list[str]], head: list[str], speeches: tuple, ten_s
 def test_S7_one_rich_trick_wins() -> None:
     state = _played({0: ["TC", "KS", "JH"], 1: ["JD", "QS", "JC"], 2: ["TD", "AS", "TH"]}, ["AC"],
                     (None, 2, None), 0, S7_PLAY)
-    assert state["history"][0] == {"deal": 1, "dealer": 0, "turns": 1, "outcome": "success", "shooter": 2,
-                                   "amount": 2, "zwik": None, "pot": 1}
+    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 1, "outcome": "success", "shooter": 2,
+                             "amount": 2, "zwik": None, "at_stake": 3, "pot": 1, "chips": [29, 29, 31]}
     assert state["chips"] == [28, 28, 30] and state["pot"] == 4 and conserved(state)
 
 
@@ -283,7 +285,7 @@ def test_S7_one_rich_trick_wins() -> None:
 def test_S8_equal_or_fewer_points_fail(hands: dict[int, list[str]], head: list[str], speeches: tuple, ten_seat: int,
                                        moves: tuple, shooter: int) -> None:
     state = _played(hands, head, speeches, ten_seat, moves)
-    h = state["history"][0]
+    h = state["last"]
     assert (h["outcome"], h["shooter"], h["amount"], h["pot"]) == ("failure", shooter, 2, 5)
     assert state["chips"][shooter] == 30 - 1 - 2 - 1 and state["pot"] == 8 and conserved(state)
 
@@ -298,7 +300,9 @@ def test_match_end_shares_the_pot_with_odd_chips_from_eldest() -> None:
     assert state["chips"] == [30, 29, 31]
     res = engine.result(state)
     assert res["scores"] == [30, 29, 31] and res["payoffs"] == [0, -1, 1] and res["ranking"] == [2, 0, 1]
-    assert [d["outcome"] for d in res["deals"]] == ["success", "annulled", "annulled"]
+    assert set(res) == {"scores", "payoffs", "ranking"}  # per-deal outcomes are the deal_over events
+    assert state["last"] == {"deal": 3, "dealer": 2, "turns": 1, "outcome": "annulled", "shooter": None,
+                             "amount": None, "zwik": None, "at_stake": 7, "pot": 7, "chips": [27, 27, 29]}
     assert engine.legal_moves(state) == [] and engine.to_act(state) == []
     expect_illegal(state, {"seat": 0, "action": "pass"}, "match_over")
 
@@ -416,7 +420,7 @@ def _finished() -> dict[str, Any]:
                              deals=[deal(PLAIN, ["AS"]), deal(PLAIN, ["AS"]), s7])
     state = act(speak(speak(speak(state, None, None, None), None, None, None), None, 2, None), 2, "keep_ten")
     state = play(state, *(((seat - 1) % 3, card) for seat, card in S7_PLAY))
-    assert engine.is_finished(state) and state["history"][-1]["outcome"] == "success"
+    assert engine.is_finished(state) and state["last"]["outcome"] == "success"
     return state
 
 
@@ -455,19 +459,32 @@ FORGERIES = {
     "turns_without_dead": (_in_play, _set(("turns",), 2)),
     "dealings_off": (_in_play, _set(("dealings",), 5)),
     "deal_no_off": (_in_play, _set(("deal_no",), 2)),
-    "history_pot_off": (_after_one, _set(("history", 0, "pot"), 2)),
-    "history_outcome_flipped": (_after_one, _set(("history", 0, "outcome"), "failure")),
-    "history_amount_over_pot": (_after_one, _set(("history", 0, "amount"), 99)),
-    "history_unknown_outcome": (_after_one, _set(("history", 0, "outcome"), "won")),
-    "history_zwik_bad": (_after_one, _set(("history", 0, "zwik"), {"seat": 2, "rank": "9"})),
+    "last_pot_off": (_after_one, _set(("last", "pot"), 2)),
+    "last_outcome_flipped": (_after_one, _set(("last", "outcome"), "failure")),
+    "last_amount_over_pot": (_after_one, _set(("last", "amount"), 99)),
+    "last_unknown_outcome": (_after_one, _set(("last", "outcome"), "won")),
+    "last_zwik_bad": (_after_one, _set(("last", "zwik"), {"seat": 2, "rank": "9"})),
+    "last_at_stake_off": (_after_one, _set(("last", "at_stake"), 4)),
+    "last_chips_moved": (_after_one, lambda s: (s["last"]["chips"].__setitem__(0, s["last"]["chips"][0] + 1),
+                                               s["last"]["chips"].__setitem__(1, s["last"]["chips"][1] - 1))),
+    "last_deal_off": (_after_one, _set(("last", "deal"), 2)),
+    "last_dealer_off": (_after_one, _set(("last", "dealer"), 1)),
+    "last_missing": (_after_one, _set(("last",), None)),
+    "last_extra_key": (_after_one, _set(("last", "history"), [])),
+    "last_before_any_deal_ended": (_in_play, _set(("last",), {"deal": 0})),
+    "chips_after_one_moved": (_after_one, lambda s: (s["chips"].__setitem__(0, s["chips"][0] + 1),
+                                                    s["chips"].__setitem__(1, s["chips"][1] - 1))),
+    "pot_after_one_off": (_after_one, lambda s: (s.__setitem__("pot", s["pot"] + 1),
+                                                s["chips"].__setitem__(0, s["chips"][0] - 1))),
     "over_too_early": (_after_one, _set(("phase",), "over")),
     "over_chips_moved": (_finished, lambda s: (s["chips"].__setitem__(0, s["chips"][0] + 1),
                                               s["chips"].__setitem__(1, s["chips"][1] - 1))),
     "over_pot_not_shared": (_finished, lambda s: (s.__setitem__("pot", 1), s["chips"].__setitem__(0, s["chips"][0] - 1))),
     "over_trick_winner": (_finished, _set(("tricks", 2, "winner"), 2)),
     "over_not_finished": (_finished, _set(("phase",), "play")),
-    "over_history_turns": (_finished, _set(("history", 2, "turns"), 2)),
-    "over_history_zwik": (_finished, _set(("history", 2, "zwik"), {"seat": 1, "rank": "A"})),
+    "over_last_turns": (_finished, _set(("last", "turns"), 2)),
+    "over_last_zwik": (_finished, _set(("last", "zwik"), {"seat": 1, "rank": "A"})),
+    "over_last_amount": (_finished, _set(("last", "amount"), 3)),
     "trick_missing": (_in_play, lambda s: s["tricks"].pop()),
     "bids_fall": (lambda: speak(start(PLAIN, ["AS"]), 2), lambda s: s["bids"].append(1)),
     "passed_out_last_turn": (lambda: speak(start(PLAIN, ["AS"], max_turns=1), None, None),
