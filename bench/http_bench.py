@@ -7,9 +7,17 @@ deploy/serve.sh runs it). The load generator is a separate process (bench/loadge
 
 Rounds: every round runs each scenario once, at each concurrency, floor first; a ratio is taken within a
 round (endpoint / its floor) and the report gives the median over rounds.
+
+Balance: gunicorn's workers share one listening socket, and when wrk opens its connections in a burst one
+worker can accept all of them while the other is not scheduled (2 cores: wrk and the first worker hold them),
+so the run measures one worker, at about half the throughput. Each run records every worker's CPU time;
+a run in which some worker did less than half its fair share of the work is run again (up to
+``BALANCE_TRIES`` times in all) and the retries are counted in the results. Each run also reports the
+workers' CPU time per request, which does not depend on the balance.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -24,11 +32,12 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
 from service import engine
+from service.api.codec import StateTagger
 
 from . import loadgen
 from .engine_bench import concrete
@@ -37,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Stateless payloads: real mid-match states (femkort: follow suit and head the trick; tomato: trumps).
 PAYLOAD_GAMES = [("femkort", 4, {}, 9), ("tomato", 4, {}, 12)]
 SESSION_GAME = ("femkort", 4, {"deals": 1000})
+STATE_TAG_KEY = os.urandom(32)  # the service's STATE_TAG_KEY in the benchmark, so that the bench can tag states
 
 
 def free_port() -> int:
@@ -59,7 +69,8 @@ class Service:
         metrics = self.workdir / f"metrics-{self.port}"
         metrics.mkdir()
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), WEB_CONCURRENCY=str(self.workers),
-                   REDIS_URL=self.redis_url, BENCH_ENDPOINTS="1", PROMETHEUS_MULTIPROC_DIR=str(metrics))
+                   REDIS_URL=self.redis_url, BENCH_ENDPOINTS="1", PROMETHEUS_MULTIPROC_DIR=str(metrics),
+                   STATE_TAG_KEY=base64.urlsafe_b64encode(STATE_TAG_KEY).decode())
         self.log = open(self.workdir / f"gunicorn-{self.port}.log", "wb")
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "service.app:create_app()"],
@@ -135,6 +146,40 @@ class Service:
                 "worker_pss_mib_max": max((w["pss_mib"] for w in out), default=0.0)}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+BALANCE_TRIES = 4
+
+
+def balanced_run(svc: Service, requests: list[bytes] | Callable[[], list[bytes]], c: int, seconds: float,
+                 tool: str, workdir: Path) -> dict[str, Any]:
+    """One load run, repeated while a worker did less than half its fair share of the CPU work.
+    ``requests`` may be a function giving fresh requests for each attempt (session moves are used up)."""
+    pids = svc.worker_pids()
+    for attempt in range(BALANCE_TRIES):
+        batch = requests() if callable(requests) else requests
+        before = [cpu_seconds(p) for p in pids]
+        res = loadgen.run(svc.port, batch, c, seconds, tool, workdir)
+        res["prepared"] = len(batch)
+        used = [cpu_seconds(p) - b for p, b in zip(pids, before)]
+        total = sum(used)
+        shares = [u / total for u in used] if total > 0 else [1 / len(pids)] * len(pids)
+        res.update(worker_cpu_shares=[round(x, 3) for x in shares], retries=attempt,
+                   cpu_us_per_request=round(total / max(res["requests"], 1) * 1e6, 1))
+        if len(pids) < 2 or min(shares) >= 0.5 / len(pids):
+            res["balanced"] = True
+            return res
+    res["balanced"] = False
+    return res
+
+
 def _status_kib(pid: int, key: str) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -174,15 +219,20 @@ def mid_match(game_id: str, players: int, options: dict[str, Any], moves: int, s
 
 
 def stateless_scenarios(svc: Service) -> list[dict[str, Any]]:
-    """For each payload game: the echo floor and /move, /legal-moves, /view (each request checked once)."""
+    """For each payload game: the echo floor and /move, /legal-moves, /view as a client sends them back
+    (the state with the tag the service gave it), and /move with the bare state (checked in full: a state
+    from somewhere else). Each request is checked once."""
     out = []
     for game_id, players, options, moves in PAYLOAD_GAMES:
         state, move = mid_match(game_id, players, options, moves)
-        move_body = orjson.dumps({"state": state, "move": move})
+        tag = StateTagger(STATE_TAG_KEY).tag(game_id, orjson.dumps(state))
+        move_body = orjson.dumps({"state": state, "state_tag": tag, "move": move})
         bodies = {"echo": ("/bench/echo", move_body),
                   "move": (f"/v1/games/{game_id}/move", move_body),
-                  "legal_moves": (f"/v1/games/{game_id}/legal-moves", orjson.dumps({"state": state})),
-                  "view": (f"/v1/games/{game_id}/view", orjson.dumps({"state": state, "seat": 0}))}
+                  "move_untagged": (f"/v1/games/{game_id}/move", orjson.dumps({"state": state, "move": move})),
+                  "legal_moves": (f"/v1/games/{game_id}/legal-moves",
+                                  orjson.dumps({"state": state, "state_tag": tag})),
+                  "view": (f"/v1/games/{game_id}/view", orjson.dumps({"state": state, "state_tag": tag, "seat": 0}))}
         for name, (path, body) in bodies.items():
             status, resp = svc.call("POST", path, orjson.loads(body))
             if status != 200:
@@ -253,14 +303,17 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     floors: dict[tuple[str, int], list[dict[str, Any]]] = {}
 
-    def one(name: str, c: int, requests: list[bytes], floor_of: str | None, r: int) -> dict[str, Any]:
-        res = loadgen.run(svc.port, requests, c, seconds, tool, workdir)
+    def one(name: str, c: int, requests: list[bytes] | Callable[[], list[bytes]], floor_of: str | None, r: int
+            ) -> dict[str, Any]:
+        res = balanced_run(svc, requests, c, seconds, tool, workdir)
         runs.setdefault((name, c), []).append(res)
         if floor_of is not None:
             floors.setdefault((floor_of, c), []).append(res)
-        extra = f" ({res['requests']} of {len(requests)} prepared moves)" if len(requests) > 1 else ""
+        extra = f" ({res['requests']} of {res['prepared']} prepared moves)" if res["prepared"] > 1 else ""
+        if res["retries"]:
+            extra += f" after {res['retries']} unbalanced run(s)" + ("" if res["balanced"] else ", still unbalanced")
         log(f"  round {r + 1}/{rounds} c={c:<3} {name:<22} {res['rps']:>8.0f} req/s  p50 {res['p50_ms']:.2f} ms  "
-            f"p99 {res['p99_ms']:.2f} ms  errors {res['errors']}{extra}")
+            f"p99 {res['p99_ms']:.2f} ms  cpu {res['cpu_us_per_request']:.0f} us/req  errors {res['errors']}{extra}")
         return res
 
     with Service(workers, redis_url, workdir) as svc:
@@ -280,8 +333,13 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
                 floor = one("echo_redis", c, by_name["echo_redis"]["requests"], "session_move", r)
                 sessions = max(256, 16 * c)  # many sessions: a move is sent long after its predecessor
                 per = int(floor["rps"] * seconds * 2.0 / sessions) + 4
-                reqs, resp_bytes = session_requests(svc, sessions, per)
-                one("session_move", c, reqs, None, r)
+                made: list[tuple[list[bytes], int]] = []
+
+                def fresh(sessions: int = sessions, per: int = per) -> list[bytes]:
+                    made.append(session_requests(svc, sessions, per))
+                    return made[-1][0]
+                one("session_move", c, fresh, None, r)
+                reqs, resp_bytes = made[-1]
                 info["session_move"] = {"path": "/v1/sessions/{id}/moves", "floor": "echo_redis",
                                         "request_bytes": len(reqs[0].partition(b"\r\n\r\n")[2]),
                                         "response_bytes": resp_bytes, "sessions": sessions,
@@ -301,6 +359,8 @@ def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
         ratios = [a["rps"] / b["rps"] for a, b in zip(rs, floor)]
         p99 = [a["p99_ms"] / b["p99_ms"] for a, b in zip(rs, floor) if b["p99_ms"] > 0]
         p50 = [a["p50_ms"] / b["p50_ms"] for a, b in zip(rs, floor) if b["p50_ms"] > 0]
+        cpu = [b["cpu_us_per_request"] / a["cpu_us_per_request"] for a, b in zip(rs, floor)
+               if a.get("cpu_us_per_request")]
         out.append({"endpoint": name, "floor": info[name]["floor"], "connections": c,
                     "rps": round(statistics.median(r["rps"] for r in rs), 1),
                     "p50_ms": round(statistics.median(r["p50_ms"] for r in rs), 3),
@@ -309,6 +369,10 @@ def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
                     "p50_ratio": round(statistics.median(p50), 3) if p50 else None,
                     "p99_ratio": round(statistics.median(p99), 3) if p99 else None,
                     "rps_ratio_runs": [round(x, 3) for x in ratios],
+                    "cpu_us_per_request": round(statistics.median(r.get("cpu_us_per_request", 0.0) for r in rs), 1),
+                    "cpu_ratio": round(statistics.median(cpu), 3) if cpu else None,
+                    "unbalanced_retries": sum(r.get("retries", 0) for r in rs),
+                    "unbalanced_kept": sum(1 for r in rs if r.get("balanced") is False),
                     "errors": sum(r["errors"] for r in rs), "requests": sum(r["requests"] for r in rs)})
     return out
 
@@ -324,8 +388,8 @@ def scale(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = print)
             res: dict[str, list[dict[str, Any]]] = {}
             for _ in range(rounds):
                 for s in scen:
-                    res.setdefault(s["name"], []).append(loadgen.run(svc.port, s["requests"], c, seconds, tool,
-                                                                     workdir))
+                    res.setdefault(s["name"], []).append(balanced_run(svc, s["requests"], c, seconds, tool,
+                                                                      workdir))
             mem = svc.memory()
         row = {"workers": w, "connections": c, "memory": mem}
         for name, rs in res.items():
@@ -333,6 +397,7 @@ def scale(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = print)
             row[f"{key}_rps"] = round(statistics.median(r["rps"] for r in rs), 1)
             row[f"{key}_p99_ms"] = round(statistics.median(r["p99_ms"] for r in rs), 3)
             row[f"{key}_errors"] = sum(r["errors"] for r in rs)
+            row[f"{key}_unbalanced_retries"] = sum(r["retries"] for r in rs)
         row["move_over_echo"] = round(row["move_rps"] / row["echo_rps"], 3)
         log(f"  workers={w}: echo {row['echo_rps']:.0f} req/s, /move {row['move_rps']:.0f} req/s, "
             f"worker RSS {mem['worker_rss_mib_max']} MiB (PSS {mem['worker_pss_mib_max']} MiB)")

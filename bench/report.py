@@ -43,14 +43,19 @@ def tables(res: dict[str, Any]) -> str:
     if h:
         out += ["", f"**HTTP** (gunicorn {h['worker_class']}, {h['workers']} workers x {h['threads']} threads; "
                 f"{h['rounds']} rounds of {h['seconds']} s per scenario and concurrency; ratios are medians of "
-                "per-round ratios to the floor measured in the same round)", "",
-                "| connections | endpoint | floor | req/s | x floor req/s | p50 ms | p99 ms | x floor p99 | errors |",
-                "|---|---|---|---|---|---|---|---|---|"]
+                "per-round ratios to the floor measured in the same round; CPU is the workers' CPU time per request, "
+                "and its ratio is floor CPU / endpoint CPU; retried: runs repeated because a worker did less than "
+                "half its share)", "",
+                "| connections | endpoint | floor | req/s | x floor req/s | p50 ms | p99 ms | x floor p99 | "
+                "CPU us/req | x floor by CPU | retried | errors |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in h["results"]:
             bold = r["endpoint"].startswith("move:") or r["endpoint"] == "session_move"
             ratio = f"**{r['rps_ratio']}**" if bold else str(r["rps_ratio"])
             out.append(f"| {r['connections']} | {r['endpoint']} | {r['floor']} | {r['rps']:.0f} | {ratio} | "
-                       f"{r['p50_ms']} | {r['p99_ms']} | {r['p99_ratio']} | {r['errors']} of {r['requests']} |")
+                       f"{r['p50_ms']} | {r['p99_ms']} | {r['p99_ratio']} | {r.get('cpu_us_per_request', '-')} | "
+                       f"{r.get('cpu_ratio', '-')} | {r.get('unbalanced_retries', '-')} | "
+                       f"{r['errors']} of {r['requests']} |")
         mem = h["memory_after"]
         out += ["", f"Memory after the HTTP runs: worker RSS {[w['rss_mib'] for w in mem['workers']]} MiB, "
                 f"PSS {[w['pss_mib'] for w in mem['workers']]} MiB; master RSS {mem['master_rss_mib']} MiB."]

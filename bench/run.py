@@ -159,7 +159,8 @@ def _table(res: dict[str, Any], log: Any) -> None:
     if res.get("http"):
         for r in res["http"]["results"]:
             log(f"  c={r['connections']:<3} {r['endpoint']:<22} {r['rps']:>8.0f} req/s  x{r['rps_ratio']:.2f} of "
-                f"{r['floor']:<13} p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms (x{r['p99_ratio']})")
+                f"{r['floor']:<13} p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms (x{r['p99_ratio']})  "
+                f"by CPU x{r.get('cpu_ratio')}  retried {r.get('unbalanced_retries')}")
     if res.get("scale"):
         rps = [s["move_rps"] for s in res["scale"]]
         log(f"  scale /move req/s by workers 1/2/4: {rps}; median worker RSS "

@@ -22,6 +22,13 @@ def _int_env(name: str, default: int, low: int = 1) -> int:
     return value
 
 
+if not os.environ.get("STATE_TAG_KEY"):
+    # One key for every worker of this instance, drawn here in the master before the workers fork, so a state
+    # tagged by one worker is recognised by the others (docs/architecture.md, "State tags").
+    import base64
+    import secrets
+    os.environ["STATE_TAG_KEY"] = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
+
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int_env('PORT', 8000)}"
 # Two processes use both cores; threads let a worker hold long-poll requests
 # (GET /v1/sessions/{id}?wait=) without starving the others. reuse_port lets the kernel spread

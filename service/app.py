@@ -1,6 +1,7 @@
 """The WSGI application: ``gunicorn 'service.app:create_app()'``."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from flask import Flask, Response
@@ -27,7 +28,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
-    app.extensions["state_codec"] = codec_for(config.sealing_key)
+    app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or os.urandom(32))
     app.extensions["session_store"] = store_for(config, observability.observe_redis)
     observability.configure_logging(config.log_level)
     errors.register(app)

@@ -20,6 +20,7 @@ class Config:
     redis_url: str | None = None          # None: the embedded store (see service/storage)
     redis_timeout: float = 0.5            # seconds for one Redis operation before 503
     sealing_key: bytes | None = None      # 32 bytes; when set, states sent to clients are sealed
+    state_tag_key: bytes | None = None    # 32 bytes; None: a random key for this process (service/api/codec.py)
     session_ttl: int = 24 * 3600          # seconds an idle session lives
     finished_ttl: int = 7 * 24 * 3600     # seconds a finished session is kept
     long_poll_max: float = 30.0           # longest wait a client may ask for, seconds
@@ -34,7 +35,8 @@ class Config:
         return cls(
             redis_url=env.get("REDIS_URL") or None,
             redis_timeout=_positive_float(env, "REDIS_TIMEOUT", 0.5),
-            sealing_key=_sealing_key(env.get("SEALING_KEY")),
+            sealing_key=_key(env, "SEALING_KEY"),
+            state_tag_key=_key(env, "STATE_TAG_KEY"),
             session_ttl=_positive_int(env, "SESSION_TTL", 24 * 3600),
             finished_ttl=_positive_int(env, "FINISHED_TTL", 7 * 24 * 3600),
             long_poll_max=_positive_float(env, "LONG_POLL_MAX", 30.0),
@@ -76,13 +78,14 @@ def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str,
     return value
 
 
-def _sealing_key(raw: str | None) -> bytes | None:
+def _key(env: Mapping[str, str], name: str) -> bytes | None:
+    raw = env.get(name)
     if not raw:
         return None
     try:
         key = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
     except (ValueError, TypeError):
-        raise ConfigError("SEALING_KEY must be 32 bytes in URL-safe base64") from None
+        raise ConfigError(f"{name} must be 32 bytes in URL-safe base64") from None
     if len(key) != 32:
-        raise ConfigError(f"SEALING_KEY must decode to 32 bytes, got {len(key)}")
+        raise ConfigError(f"{name} must decode to 32 bytes, got {len(key)}")
     return key

@@ -29,9 +29,14 @@ def codec() -> StateCodec:
 
 
 def envelope(state: State, events: list[Event]) -> dict[str, Any]:
-    finished = engine.is_finished(state)
-    return {"state": codec().dump(state), "to_act": engine.to_act(state), "legal_moves": engine.legal_moves(state),
-            "events": events, "finished": finished, "result": engine.result(state)}
+    c = codec()
+    out: dict[str, Any] = {"state": c.dump(state)}
+    tag = c.tag(state)
+    if tag is not None:
+        out["state_tag"] = tag
+    out.update(to_act=engine.to_act(state), legal_moves=engine.legal_moves(state), events=events,
+               finished=engine.is_finished(state), result=engine.result(state))
+    return out
 
 
 def guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -76,7 +81,7 @@ def new(game: str) -> Response:
 def move(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.MOVE, body())
-    state = codec().load(game, req["state"])
+    state = codec().load(game, req["state"], req.get("state_tag"))
     new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
     return reply(guarded(envelope, new_state, events))
 
@@ -85,7 +90,7 @@ def move(game: str) -> Response:
 def legal(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.LEGAL, body())
-    state = codec().load(game, req["state"])
+    state = codec().load(game, req["state"], req.get("state_tag"))
     seat = _seat(state, req.get("seat"))
     return reply({"legal_moves": guarded(engine.legal_moves, state, seat), "to_act": guarded(engine.to_act, state)})
 
@@ -94,7 +99,7 @@ def legal(game: str) -> Response:
 def view(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.VIEW, body())
-    state = codec().load(game, req["state"])
+    state = codec().load(game, req["state"], req.get("state_tag"))
     seat = _seat(state, req.get("seat"))
     return reply({"view": guarded(engine.view, state, seat), "seat": seat})
 

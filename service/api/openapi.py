@@ -100,13 +100,19 @@ def components() -> dict[str, Any]:
                                 "In legal_moves a parameter may be a range {min, max}."},
         "State": {"type": "object", "description": "The whole match as plain JSON (or a sealed state).",
                   "additionalProperties": True},
+        "StateTag": {"type": "string", "description": (
+            "The service's HMAC tag of the plain state beside it (absent when states are sealed). Send it back "
+            "unchanged with the unchanged state as `state_tag` and the service trusts the state without the full "
+            "consistency check; without it, or when it does not match, the state is checked in full. "
+            "docs/architecture.md, 'State tags'.")},
         "Result": {"type": "object", "required": ["scores", "payoffs", "ranking"], "additionalProperties": True,
                    "properties": {"scores": {"type": "array", "items": {"type": "number"}},
                                   "payoffs": {"type": "array", "items": {"type": "integer"}},
                                   "ranking": {"type": "array", "items": ref("Seat")}}},
         "Envelope": {
             "type": "object", "required": ["state", "to_act", "legal_moves", "events", "finished", "result"],
-            "properties": {"state": ref("State"), "to_act": {"type": "array", "items": ref("Seat")},
+            "properties": {"state": ref("State"), "state_tag": ref("StateTag"),
+                           "to_act": {"type": "array", "items": ref("Seat")},
                            "legal_moves": {"type": "array", "items": ref("Move")},
                            "events": {"type": "array", "items": {"type": "object"}},
                            "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
@@ -181,13 +187,15 @@ def stateless_paths() -> dict[str, Any]:
             "operationId": "applyMove", "summary": "Adjudicate a move: the next state, or why it is illegal.",
             "parameters": gp,
             "requestBody": json_body({"type": "object", "required": ["state", "move"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "move": ref("Move")}}, ex),
+                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
+                                                     "move": ref("Move")}}, ex),
             "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors_post}}},
         "/v1/games/{game}/legal-moves": {"post": {
             "operationId": "legalMoves", "summary": "Every legal move now (optionally of one seat).",
             "parameters": gp,
             "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "seat": nullable(ref("Seat"))}},
+                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
+                                                     "seat": nullable(ref("Seat"))}},
                                      {"state": ex["state"], "seat": ex["move"]["seat"]}),
             "responses": {"200": ok({"type": "object", "required": ["legal_moves", "to_act"],
                                      "properties": {"legal_moves": {"type": "array", "items": ref("Move")},
@@ -197,7 +205,8 @@ def stateless_paths() -> dict[str, Any]:
             "operationId": "viewState", "summary": "What one seat (or a spectator, seat null) may see.",
             "parameters": gp,
             "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "seat": nullable(ref("Seat"))}},
+                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
+                                                     "seat": nullable(ref("Seat"))}},
                                      {"state": ex["state"], "seat": 0}),
             "responses": {"200": ok({"type": "object", "required": ["view"],
                                      "properties": {"view": {"type": "object"}, "seat": nullable(ref("Seat"))}}),

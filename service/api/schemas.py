@@ -43,6 +43,7 @@ class MoveRequest(Schema):
         unknown = RAISE
 
     state = fields.Dict(required=True)
+    state_tag = fields.String(load_default=None, allow_none=True)
     move = fields.Dict(required=True)
 
 
@@ -51,6 +52,7 @@ class LegalMovesRequest(Schema):
         unknown = RAISE
 
     state = fields.Dict(required=True)
+    state_tag = fields.String(load_default=None, allow_none=True)
     seat = StrictInt(load_default=None, allow_none=True)
 
 

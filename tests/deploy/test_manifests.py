@@ -42,7 +42,7 @@ def test_the_manifests_fit_together() -> None:
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     refs = {e.get("configMapRef", {}).get("name") or e.get("secretRef", {}).get("name") for e in container["envFrom"]}
     assert refs == {kinds["ConfigMap"][0]["metadata"]["name"], kinds["Secret"][0]["metadata"]["name"]}
-    assert set(kinds["Secret"][0]["stringData"]) == {"REDIS_URL", "SEALING_KEY"}
+    assert set(kinds["Secret"][0]["stringData"]) == {"REDIS_URL", "SEALING_KEY", "STATE_TAG_KEY"}
     labels = deployment["spec"]["template"]["metadata"]["labels"]
     name = deployment["metadata"]["name"]
     for kind in ("Service", "PodDisruptionBudget"):
