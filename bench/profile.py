@@ -5,8 +5,8 @@ per-function shares of the total (inclusive and self time), for docs/performance
     python -m bench.profile validate femkort     check_state on every state of seeded random matches
     python -m bench.profile http femkort         POST /v1/games/femkort/move in-process (Flask test client)
     python -m bench.profile session femkort      POST /v1/sessions/{id}/moves in-process, private redis-server
-    python -m bench.profile whatif femkort       in-process us per request: echo, /move, /move without
-                                                 check_state (stubbed), /move with a sealed state (SEALING_KEY)
+    python -m bench.profile whatif femkort       in-process us per request: echo; /move with an untagged state,
+                                                 the same with check_state stubbed, a tagged state, a sealed state
 """
 from __future__ import annotations
 
@@ -130,7 +130,8 @@ def flatten(root: Any) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def whatif(game_id: str) -> None:
-    """In-process cost per request of the echo and of /move as it is, without validation, and sealed."""
+    """In-process cost per request of the echo and of /move: an untagged state (checked in full), the same with
+    check_state stubbed out, a state with its tag (trusted), and a sealed state."""
     import logging
     import statistics
     import time
@@ -138,16 +139,20 @@ def whatif(game_id: str) -> None:
 
     import orjson
 
+    from service.api.codec import StateTagger
     from service.app import create_app
     from service.config import Config
 
     from .http_bench import mid_match
     os.environ["BENCH_ENDPOINTS"] = "1"
-    plain = create_app(Config(log_level="INFO"))
+    key = os.urandom(32)
+    plain = create_app(Config(log_level="INFO", state_tag_key=key))
     sealed = create_app(Config(log_level="INFO", sealing_key=os.urandom(32)))
     logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
     state, move = mid_match(game_id, 4, {}, 9)
     body = orjson.dumps({"state": state, "move": move})
+    tag = StateTagger(key).tag(game_id, orjson.dumps(state))
+    tagged_body = orjson.dumps({"state": state, "state_tag": tag, "move": move})
     sealed_body = orjson.dumps({"state": sealed.extensions["state_codec"].dump(state), "move": move})
     path = f"/v1/games/{game_id}/move"
 
@@ -159,8 +164,9 @@ def whatif(game_id: str) -> None:
         assert r.status_code == 200, r.data
         return (time.perf_counter() - t) / n * 1e6
 
-    cases = {"echo": (plain, "/bench/echo", body), "move": (plain, path, body),
-             "move, check_state stubbed": (plain, path, body), "move, sealed state": (sealed, path, sealed_body)}
+    cases = {"echo": (plain, "/bench/echo", tagged_body), "move, untagged": (plain, path, body),
+             "move, check_state stubbed": (plain, path, body), "move, tagged": (plain, path, tagged_body),
+             "move, sealed state": (sealed, path, sealed_body)}
     results: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(7):
         for name, (app, url, data) in cases.items():

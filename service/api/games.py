@@ -34,7 +34,8 @@ def envelope(state: State, events: list[Event]) -> dict[str, Any]:
     tag = c.tag(state)
     if tag is not None:
         out["state_tag"] = tag
-    out.update(to_act=engine.to_act(state), legal_moves=engine.legal_moves(state), events=events,
+    legal = engine.legal_moves(state)
+    out.update(to_act=engine.seats_to_act(legal), legal_moves=legal, events=events,
                finished=engine.is_finished(state), result=engine.result(state))
     return out
 
@@ -92,7 +93,9 @@ def legal(game: str) -> Response:
     req = schemas.load(schemas.LEGAL, body())
     state = codec().load(game, req["state"], req.get("state_tag"))
     seat = _seat(state, req.get("seat"))
-    return reply({"legal_moves": guarded(engine.legal_moves, state, seat), "to_act": guarded(engine.to_act, state)})
+    legal = guarded(engine.legal_moves, state)
+    return reply({"legal_moves": legal if seat is None else [m for m in legal if m["seat"] == seat],
+                  "to_act": engine.seats_to_act(legal)})
 
 
 @bp.post("/v1/games/<game>/view")

@@ -193,10 +193,11 @@ def query_seconds(name: str) -> float:
 
 def seat_answer(sid: str, state: engine.State, version: int, seat: int | None) -> dict[str, Any]:
     """What GET answers: that seat's view, its legal moves (none for a spectator) and the public facts."""
+    legal = guarded(engine.legal_moves, state)
     return {"id": sid, "game": state["game"], "version": version, "seat": seat,
             "view": guarded(engine.view, state, seat),
-            "legal_moves": [] if seat is None else guarded(engine.legal_moves, state, seat),
-            "to_act": guarded(engine.to_act, state), "finished": engine.is_finished(state),
+            "legal_moves": [] if seat is None else [m for m in legal if m["seat"] == seat],
+            "to_act": engine.seats_to_act(legal), "finished": engine.is_finished(state),
             "result": guarded(engine.result, state)}
 
 

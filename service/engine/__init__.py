@@ -21,7 +21,7 @@ from .registry import all_games, get_game
 __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
-    "check_state", "apply", "legal_moves", "to_act", "view", "result", "is_finished", "clone", "deals_from",
+    "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone", "deals_from",
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
@@ -104,6 +104,12 @@ def legal_moves(state: State, seat: int | None = None) -> list[Move]:
 
 def to_act(state: State) -> list[int]:
     return [] if state["phase"] == OVER else get_game(state["game"]).to_act(state)
+
+
+def seats_to_act(moves: list[Move]) -> list[int]:
+    """``to_act`` from the legal moves already computed: the seats that have one. Every game keeps
+    ``to_act(state) == seats_to_act(legal_moves(state))`` (checked after every move of the playouts)."""
+    return sorted({m["seat"] for m in moves})
 
 
 def is_finished(state: State) -> bool:
