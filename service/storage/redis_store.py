@@ -8,7 +8,8 @@ Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share on
     <prefix>answer:{<id>}:<hash>    string: the first answer to one move request (idempotency)
     <prefix>moved:{<id>}            pub/sub channel: the new version after each accepted move
 
-Every write is one round trip: ``SAVE`` (a Lua script) checks the answer record and the version, then sets
+A read is one ``HMGET`` (the meta, which never changes, is read once per session and process and kept),
+or the ``LOAD`` script when it also refreshes the expiry. Every write is one round trip: ``SAVE`` (a Lua script) checks the answer record and the version, then sets
 the state, appends the log entry, refreshes the expiry, stores the answer and publishes the new version.
 Redis runs a script atomically, so concurrent writers from any number of processes or servers are serialised
 and exactly one of them wins each version.
@@ -66,6 +67,9 @@ return r
 """
 
 
+META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
+
+
 def _dumps(value: Json) -> str:
     return orjson.dumps(value).decode()
 
@@ -84,6 +88,9 @@ class RedisStore:
             health_check_interval=30, client_name="card-referee")
         self._save = self.r.register_script(SAVE)
         self._load = self.r.register_script(LOAD)
+        # A session's meta (game, tokens' hashes, options, commitments) never changes after creation, so each
+        # process keeps the parsed meta of the sessions it served; a move then reads only v, state and done.
+        self._meta: dict[str, dict[str, Json]] = {}
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
@@ -101,10 +108,25 @@ class RedisStore:
             pipe.execute()
 
     def load(self, sid: str, touch_ttl: int | None = None) -> Session | None:
+        key = self.key_for("session", sid)
+        meta = self._meta.get(sid)
         with self._op("load"):
-            row = self._load(keys=[self.key_for("session", sid), self.key_for("log", sid)],
-                             args=["" if touch_ttl is None else int(touch_ttl)])
-        return None if not row else _session(sid, row)
+            if touch_ttl is not None:  # refresh the expiry in the same round trip: the LOAD script
+                row = self._load(keys=[key, self.key_for("log", sid)], args=[int(touch_ttl)])
+            elif meta is None:
+                row = self.r.hmget(key, ["v", "state", "meta", "done"])
+            else:
+                v, state, done = self.r.hmget(key, ["v", "state", "done"])
+                row = [v, state, None, done]
+        if not row or row[0] is None:
+            return None
+        if meta is None:
+            meta = orjson.loads(row[2])
+            if len(self._meta) >= META_CACHE:
+                self._meta.clear()  # a bound, not an LRU: refilling costs one meta read per session
+            self._meta[sid] = meta
+        v, state, _, done = row
+        return Session(id=sid, version=int(v), state=orjson.loads(state), meta=meta, finished=done == "1")
 
     def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
         keys = [self.key_for("session", sid), self.key_for("log", sid), self.key_for("answer", sid, write.answer_key)]
