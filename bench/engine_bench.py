@@ -135,9 +135,12 @@ def growth(mode: str) -> list[dict[str, Any]]:
     out = []
     for i, (gid, players, options) in enumerate(LONG_MATCHES[mode]):
         rng = random.Random(100 + i)
-        matches = 2 if mode == "short" else 3
+        # At least 3 matches, and more of the shorter ones (up to 12) until about 2,500 moves are recorded, so
+        # that each tenth holds enough samples for a stable median.
+        least, moves_wanted = (2, 0) if mode == "short" else (3, 2500)
         records: list[list[tuple[float, float, int, int]]] = []
-        for m in range(matches):
+        m = 0
+        while m < least or (sum(len(r) for r in records) < moves_wanted and m < 12):
             state = engine.new_match(gid, players, options, f"9{i:x}{m:04x}")
             rec: list[tuple[float, float, int, int]] = []
             while not engine.is_finished(state):
@@ -145,14 +148,16 @@ def growth(mode: str) -> list[dict[str, Any]]:
                 move = concrete(rng.choice(engine.legal_moves(state)), rng)
                 state, events = engine.apply(state, move, in_place=True)
                 dt = time.perf_counter() - t0
-                if len(rec) % 3 == 0:  # every third move: validation time, state and /move response sizes
-                    vt = _time(engine.check_state, gid, state)
+                if len(rec) % 3 == 0:  # every third move: validation time (best of 3), state and response sizes
+                    vt = min(_time(engine.check_state, gid, state) for _ in range(3))
                     env = {"state": state, "to_act": engine.to_act(state), "legal_moves": engine.legal_moves(state),
                            "events": events, "finished": engine.is_finished(state), "result": engine.result(state)}
                     rec.append((dt, vt, len(orjson.dumps(state)), len(orjson.dumps(env))))
                 else:
                     rec.append((dt, -1.0, -1, -1))
             records.append(rec)
+            m += 1
+        matches = len(records)
         phases: dict[str, dict[str, Any]] = {}
         for name in ("start", "middle", "end"):
             chunk = [x for rec in records for x in _tenth(rec, name)]
@@ -162,7 +167,7 @@ def growth(mode: str) -> list[dict[str, Any]]:
                             "response_bytes": int(statistics.median(x[3] for x in chunk if x[3] >= 0))}
         s, e = phases["start"], phases["end"]
         out.append({"game": gid, "players": players, "options": options,
-                    "moves_per_match": round(sum(len(r) for r in records) / matches),
+                    "matches": matches, "moves_per_match": round(sum(len(r) for r in records) / matches),
                     **phases,
                     "end_over_start": {k: round(e[k] / s[k], 2) for k in ("move_us", "validate_us", "state_bytes",
                                                                            "response_bytes")}})

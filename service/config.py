@@ -6,6 +6,7 @@ the service with a message naming the variable, rather than failing later under 
 from __future__ import annotations
 
 import base64
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ class Config:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         env = os.environ if env is None else env
         return cls(
-            redis_url=env.get("REDIS_URL") or None,
+            redis_url=_redis_url(env.get("REDIS_URL") or None),
             redis_timeout=_positive_float(env, "REDIS_TIMEOUT", 0.5),
             sealing_key=_key(env, "SEALING_KEY"),
             state_tag_key=_key(env, "STATE_TAG_KEY"),
@@ -66,9 +67,15 @@ def _positive_float(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number, got {raw!r}") from None
-    if not value > 0:
-        raise ConfigError(f"{name} must be positive, got {value}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(f"{name} must be a positive, finite number, got {raw!r}")
     return value
+
+
+def _redis_url(raw: str | None) -> str | None:
+    if raw is not None and not raw.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"REDIS_URL must start with redis://, rediss:// or unix://, got {raw.split('://')[0]!r}...")
+    return raw
 
 
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:

@@ -1,0 +1,55 @@
+"""Configuration: every variable of the README's table is read from the environment, and a bad value stops
+the service before it serves anything, with one line naming the variable (never the secret itself)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.config import Config, ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "q" * 43  # 32 bytes in URL-safe base64
+
+
+def test_the_defaults() -> None:
+    c = Config.from_env({})
+    assert (c.redis_url, c.redis_timeout, c.sealing_key, c.state_tag_key) == (None, 0.5, None, None)
+    assert (c.session_ttl, c.finished_ttl, c.long_poll_max, c.key_prefix, c.log_level) == (
+        86400, 604800, 30.0, "cr:", "INFO")
+
+
+def test_every_variable_is_read() -> None:
+    c = Config.from_env({"REDIS_URL": "redis://r:6379/1", "REDIS_TIMEOUT": "0.25", "SEALING_KEY": KEY,
+                         "STATE_TAG_KEY": KEY, "SESSION_TTL": "60", "FINISHED_TTL": "120", "LONG_POLL_MAX": "5",
+                         "KEY_PREFIX": "x:", "LOG_LEVEL": "debug"})
+    assert (c.redis_url, c.redis_timeout, c.session_ttl, c.finished_ttl, c.long_poll_max, c.key_prefix,
+            c.log_level) == ("redis://r:6379/1", 0.25, 60, 120, 5.0, "x:", "DEBUG")
+    assert c.sealing_key == c.state_tag_key and c.sealing_key is not None and len(c.sealing_key) == 32
+
+
+@pytest.mark.parametrize("name, value", [
+    ("REDIS_URL", "http://localhost:6379"), ("REDIS_TIMEOUT", "soon"), ("REDIS_TIMEOUT", "0"),
+    ("REDIS_TIMEOUT", "inf"), ("REDIS_TIMEOUT", "nan"), ("SEALING_KEY", "tooshort"), ("STATE_TAG_KEY", "!!"),
+    ("SESSION_TTL", "1.5"), ("SESSION_TTL", "-3"), ("FINISHED_TTL", "week"), ("LONG_POLL_MAX", "-1"),
+    ("LOG_LEVEL", "LOUD")])
+def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Config.from_env({name: value})
+
+
+@pytest.mark.parametrize("name, value", [("PORT", "eighty"), ("WEB_CONCURRENCY", "0"), ("SESSION_TTL", "x"),
+                                         ("SEALING_KEY", "abc")])
+def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) -> None:
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": "8799", name: value}
+    env.pop("REDIS_URL", None)
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.run([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "service.app:create_app()"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("card-referee:")]
+    assert lines and name in lines[0], proc.stderr[-800:]
+    assert "Traceback" not in proc.stderr
