@@ -20,8 +20,10 @@ class ConfigError(ValueError):
 class Config:
     redis_url: str | None = None          # None: the embedded store (see service/storage)
     redis_timeout: float = 0.5            # seconds for one Redis operation before 503
-    sealing_key: bytes | None = None      # 32 bytes; when set, states sent to clients are sealed
-    state_tag_key: bytes | None = None    # 32 bytes; None: a random key for this process (service/api/codec.py)
+    # 32 bytes; when set, states sent to clients are sealed. Keys never appear in a repr (nor in a log line).
+    sealing_key: bytes | None = field(default=None, repr=False)
+    # 32 bytes; None: a random key for this process (service/api/codec.py)
+    state_tag_key: bytes | None = field(default=None, repr=False)
     session_ttl: int = 24 * 3600          # seconds an idle session lives
     finished_ttl: int = 7 * 24 * 3600     # seconds a finished session is kept
     long_poll_max: float = 30.0           # longest wait a client may ask for, seconds

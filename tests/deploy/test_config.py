@@ -53,3 +53,8 @@ def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) ->
     lines = [line for line in proc.stderr.splitlines() if line.startswith("card-referee:")]
     assert lines and name in lines[0], proc.stderr[-800:]
     assert "Traceback" not in proc.stderr
+
+
+def test_keys_never_show_in_a_repr() -> None:
+    c = Config.from_env({"SEALING_KEY": KEY, "STATE_TAG_KEY": KEY})
+    assert "sealing_key" not in repr(c) and "state_tag_key" not in repr(c)
