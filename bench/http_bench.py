@@ -137,11 +137,11 @@ class Service:
         """RSS and PSS (proportional: shared pages split between the processes sharing them) in MiB."""
         out = []
         for pid in self.worker_pids():
-            rss = _status_kib(pid, "VmRSS")
-            pss = _rollup_kib(pid, "Pss")
+            rss = _proc_kib(pid, "status", "VmRSS")
+            pss = _proc_kib(pid, "smaps_rollup", "Pss")
             out.append({"pid": pid, "rss_mib": round(rss / 1024, 1), "pss_mib": round(pss / 1024, 1)})
         master = self.proc.pid if self.proc else 0
-        return {"workers": out, "master_rss_mib": round(_status_kib(master, "VmRSS") / 1024, 1),
+        return {"workers": out, "master_rss_mib": round(_proc_kib(master, "status", "VmRSS") / 1024, 1),
                 "worker_rss_mib_max": max((w["rss_mib"] for w in out), default=0.0),
                 "worker_pss_mib_max": max((w["pss_mib"] for w in out), default=0.0)}
 
@@ -180,19 +180,10 @@ def balanced_run(svc: Service, requests: list[bytes] | Callable[[], list[bytes]]
     return res
 
 
-def _status_kib(pid: int, key: str) -> int:
+def _proc_kib(pid: int, file: str, key: str) -> int:
+    """One ``Key:  N kB`` line of /proc/<pid>/<file> (status, smaps_rollup), in KiB; 0 when unreadable."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _rollup_kib(pid: int, key: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     except OSError:

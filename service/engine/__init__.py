@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import OVER, Deal, Event, Game, State
+from .base import OVER, Deal, Event, Game, State, seats_to_act
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
 from .moves import Move
@@ -104,12 +104,6 @@ def legal_moves(state: State, seat: int | None = None) -> list[Move]:
 
 def to_act(state: State) -> list[int]:
     return [] if state["phase"] == OVER else get_game(state["game"]).to_act(state)
-
-
-def seats_to_act(moves: list[Move]) -> list[int]:
-    """``to_act`` from the legal moves already computed: the seats that have one. Every game keeps
-    ``to_act(state) == seats_to_act(legal_moves(state))`` (checked after every move of the playouts)."""
-    return sorted({m["seat"] for m in moves})
 
 
 def is_finished(state: State) -> bool:

@@ -40,6 +40,12 @@ STATE_VERSION = 1
 OVER = "over"
 
 
+
+def seats_to_act(moves: list[Move]) -> list[int]:
+    """The seats that have a legal move among ``moves``: ``to_act`` from the legal moves already computed.
+    Every game keeps ``to_act(state) == seats_to_act(legal_moves(state))`` (checked after every playout move)."""
+    return sorted({m["seat"] for m in moves})
+
 class Game:
     id: ClassVar[str]
     name: ClassVar[str]
@@ -68,7 +74,8 @@ class Game:
         raise NotImplementedError
 
     def to_act(self, state: State) -> list[int]:
-        raise NotImplementedError
+        """The seats with a legal move now; a game overrides it only where it knows them more cheaply."""
+        return seats_to_act(self.legal_moves(state))
 
     def legal_moves(self, state: State) -> list[Move]:
         raise NotImplementedError

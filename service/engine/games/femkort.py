@@ -138,9 +138,6 @@ class Femkort(Game):
         return (state["options"]["better_cards"] and state["call"] is None
                 and not (len(state["tricks"]) == HAND - 1 and state["trick"]["plays"]))
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         if state["call"] is not None:
             seat = self.due_to_answer(state)

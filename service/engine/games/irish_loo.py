@@ -239,9 +239,6 @@ class IrishLoo(Game):
         plays = state["trick"]["plays"]
         return self.next_active(state, plays[-1][0]) if plays else self.leader(state)
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         phase = state["phase"]
         if phase == "declare":

@@ -189,9 +189,6 @@ class Norrlandsknack(Game):
         active = self.active(state)
         return self.buyer(state, active) if phase == "buy" else self.on_turn(state, active)
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         phase = state["phase"]
         if phase == "declare":

@@ -143,9 +143,6 @@ class ThreeCardLoo(Game):
         need_pack_deal(deal, STANDARD_PACK)
 
     # ----- whose turn -------------------------------------------------------------------
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         if state["phase"] == "declare":
             seat = declare_turn(state["players"], state["dealer"], state["declared"])

@@ -326,9 +326,6 @@ class Toepen(Game):
         active = self.actives(state)
         return seat == self.on_turn(state, active) or seat in self.knockers(state, active)
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         phase, poll = state["phase"], state["poll"]
         if phase == OVER:

@@ -222,9 +222,6 @@ class Tomato(Game):
             message = f"It is not your turn: seat {due} is to act."
         raise IllegalMove("not_your_turn", message, seat=seat)
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         phase = state["phase"]
         if phase == OVER:

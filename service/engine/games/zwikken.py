@@ -241,9 +241,6 @@ class Zwikken(Game):
     def table(self, state: State) -> TrickTable:
         return TABLES[state["options"]["undertrump"]]
 
-    def to_act(self, state: State) -> list[int]:
-        return sorted({m["seat"] for m in self.legal_moves(state)})
-
     def legal_moves(self, state: State) -> list[Move]:
         phase = state["phase"]
         if phase == "bid":
