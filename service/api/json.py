@@ -20,7 +20,11 @@ class OrjsonProvider(JSONProvider):
 
 def body() -> Any:
     """The request's JSON body (any content type); 400 when it is not JSON."""
-    raw = request.get_data(cache=False)
+    return parse(request.get_data(cache=False))
+
+
+def parse(raw: bytes) -> Any:
+    """A request body already read: JSON, or 400."""
     if not raw:
         raise ApiError(400, "invalid_request", "The request needs a JSON body.")
     try:

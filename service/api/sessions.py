@@ -32,7 +32,7 @@ from ..storage import Session, SessionStore, Write
 from . import observability, schemas
 from .errors import ApiError
 from .games import guarded, new_seed, start_match
-from .json import body, reply
+from .json import body, parse, reply
 
 bp = Blueprint("sessions", __name__)
 
@@ -42,7 +42,6 @@ IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 DECIMAL = re.compile(r"^[0-9]{1,15}$")
 SECONDS = re.compile(r"^[0-9]{1,9}(\.[0-9]{1,9})?$")
 SAVE_ATTEMPTS = 16          # reloads after losing a compare-and-set race, before answering 409
-RETRY_ANSWER_TTL = 120      # seconds a request's answer is kept when it carried no Idempotency-Key
 REALM = 'Bearer realm="card-referee"'
 
 
@@ -125,10 +124,10 @@ def hidden_params(move: dict[str, Any], before: Counter[str], after: Counter[str
 
 
 # ----- requests -------------------------------------------------------------------------
-def session_or_404(sid: str, touch: bool = False) -> Session:
+def session_or_404(sid: str, touch: bool = False, recent: bool = False) -> Session:
     found = None
     if SID.match(sid):
-        found = store().load(sid, config().session_ttl if touch else None)
+        found = store().load(sid, config().session_ttl if touch else None, recent=recent)
     if found is None:
         raise not_found()
     g.game = found.meta["game"]
@@ -205,8 +204,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def ttl_for(finished: bool) -> int:
-    return config().finished_ttl if finished else config().session_ttl
+def ttl_for(finished: bool, cfg: Config | None = None) -> int:
+    cfg = cfg or config()
+    return cfg.finished_ttl if finished else cfg.session_ttl
 
 
 # ----- endpoints ------------------------------------------------------------------------
@@ -250,37 +250,41 @@ def show(sid: str) -> Response:
 
 @bp.post("/v1/sessions/<sid>/moves")
 def submit(sid: str) -> Response:
-    session = session_or_404(sid)
+    """A move, judged first on the session as this process last saw it (usually current, and then no read is
+    needed) and saved with a compare-and-set. Any refusal is given only on the stored session: when the
+    kept copy leads to one, the session is read and the whole request judged again."""
+    raw = request.get_data(cache=False)
+    session = session_or_404(sid, recent=True)
+    if session.recent:
+        try:
+            return move_on(sid, session, raw)
+        except (ApiError, engine.RulesError):
+            session = session_or_404(sid)
+    return move_on(sid, session, raw)
+
+
+def move_on(sid: str, session: Session, raw: bytes) -> Response:
+    st, cfg = store(), config()
     seat = authenticate(session, required=True)
-    req = schemas.load(schemas.SESSION_MOVE, body())
+    req = schemas.load(schemas.SESSION_MOVE, parse(raw))
     key = idempotency_key()
     move, expected = req["move"], req.get("version")
     mover = move.get("seat")
     if isinstance(mover, int) and not isinstance(mover, bool) and mover != seat:
         raise ApiError(403, "forbidden", f"Your token is seat {seat}'s: you cannot move for seat {mover}.")
-    has_params = any(k not in ("seat", "action") for k in move)
-    fingerprint = hashlib.sha256(orjson.dumps(req, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    if key is None:
-        answer_key, answer_ttl = "r" + secrets.token_hex(16), RETRY_ANSWER_TTL
-    else:
-        answer_key, answer_ttl = hashlib.sha256(f"{seat}\x00{key}".encode()).hexdigest(), config().session_ttl
-        prior = store().answer(sid, answer_key)
+    answer_key = fingerprint = None
+    if key is not None:
+        fingerprint = hashlib.sha256(orjson.dumps(req, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        answer_key = hashlib.sha256(f"{seat}\x00{key}".encode()).hexdigest()
+        prior = st.answer(sid, answer_key)
         if prior is not None:
             return replayed(prior, fingerprint)
     for attempt in range(SAVE_ATTEMPTS):
-        if expected is not None and expected != session.version:
-            raise conflict(session.version, expected)
-        named = list(cards_in({k: v for k, v in move.items() if k not in ("seat", "action")}))
-        before = visible_cards(session.state, named) if has_params else None
-        state, _events = guarded(engine.apply, session.state, move, in_place=True)
+        answer, state, entry = judge(sid, session, seat, move, expected)
         finished = engine.is_finished(state)
-        hidden = hidden_params(move, before, visible_cards(state, named)) if before is not None else []
-        version = session.version + 1
-        answer = seat_answer(sid, state, version, seat)
-        entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden}
-        saved = store().save(sid, session.version, Write(state, finished, entry, answer_key,
-                                                         {"fp": fingerprint, "body": answer}, answer_ttl),
-                             ttl_for(finished))
+        record = None if answer_key is None else {"fp": fingerprint, "body": answer}
+        saved = st.save(sid, session.version, Write(state, finished, entry, answer_key, record, cfg.session_ttl),
+                        ttl_for(finished, cfg))
         if saved.kind == "saved":
             return reply(answer, headers={"Cache-Control": "no-store"})
         if saved.kind == "replayed":
@@ -289,10 +293,26 @@ def submit(sid: str) -> Response:
             raise not_found()
         if expected is not None:
             raise conflict(saved.version, expected)
-        time.sleep(random.uniform(0, 0.002 * attempt))
-        session = session_or_404(sid)
+        if not session.recent:  # a real race with another writer: back off a little
+            time.sleep(random.uniform(0, 0.002 * attempt))
+        session = saved.current or session_or_404(sid)
     raise ApiError(409, "version_conflict", "The session is changing too fast; send the move again.",
                    version=session.version)
+
+
+def judge(sid: str, session: Session, seat: int, move: dict[str, Any], expected: int | None
+          ) -> tuple[dict[str, Any], engine.State, dict[str, Any]]:
+    """The move applied to ``session``: the seat's answer, the new state and the log entry."""
+    if expected is not None and expected != session.version:
+        raise conflict(session.version, expected)
+    params = {k: v for k, v in move.items() if k not in ("seat", "action")}
+    named = list(cards_in(params))
+    before = visible_cards(session.state, named) if params else None
+    state, _events = guarded(engine.apply, session.state, move, in_place=True)
+    hidden = hidden_params(move, before, visible_cards(state, named)) if before is not None else []
+    version = session.version + 1
+    entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden}
+    return seat_answer(sid, state, version, seat), state, entry
 
 
 def conflict(current: int, expected: int) -> ApiError:

@@ -23,40 +23,49 @@ class StoreUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Session:
-    """A stored session. ``meta`` never changes after creation; ``state`` is the engine's whole match."""
+    """A stored session. ``meta`` never changes after creation; ``state`` is the engine's whole match.
+
+    ``recent`` marks a copy this process kept from its own last read or write of the session instead of
+    reading the store (``load(..., recent=True)``): it may be behind. A save from it is still safe (the
+    compare-and-set refuses a stale version), but nothing may be refused on its evidence alone.
+    """
 
     id: str
     version: int
     state: dict[str, Json]
     meta: dict[str, Json]
     finished: bool
+    recent: bool = False
 
 
 @dataclass(frozen=True)
 class Write:
     """One accepted move, ready to be stored.
 
-    ``entry`` is appended to the log; ``answer`` is what the request answers, kept under ``answer_key`` so
-    that the same request sent again (an Idempotency-Key, or a retry after a lost reply) gets it back
-    instead of applying the move twice.
+    ``entry`` is appended to the log. With an ``answer_key`` (a request with an Idempotency-Key), ``answer``
+    is kept under that key for ``answer_ttl`` seconds, so that the same request sent again gets it back
+    instead of applying the move twice. Without one no answer is kept: the store itself makes sure that its
+    own retry of a save whose reply was lost does not apply the move twice.
     """
 
     state: dict[str, Json]
     finished: bool
     entry: dict[str, Json]
-    answer_key: str
-    answer: dict[str, Json]
-    answer_ttl: int
+    answer_key: str | None = None
+    answer: dict[str, Json] | None = None
+    answer_ttl: int = 0
 
 
 @dataclass(frozen=True)
 class Saved:
     """The outcome of ``save``. kind: ``saved``, ``conflict`` (someone else moved first: ``version`` is
-    the current one), ``replayed`` (``answer`` is the first answer to this answer_key) or ``gone``."""
+    the current one and ``current`` the session as stored now), ``replayed`` (``answer`` is the first answer
+    to this answer_key) or ``gone``."""
 
     kind: str
     version: int = -1
     answer: dict[str, Json] | None = None
+    current: Session | None = None
 
 
 class SessionStore(Protocol):
@@ -65,13 +74,15 @@ class SessionStore(Protocol):
     def create(self, session: Session, ttl: int) -> None:
         """Store a new session (version 0) that expires after ``ttl`` seconds without activity."""
 
-    def load(self, sid: str, touch_ttl: int | None = None) -> Session | None:
+    def load(self, sid: str, touch_ttl: int | None = None, recent: bool = False) -> Session | None:
         """The session, or None when it does not exist (or expired). ``touch_ttl`` refreshes the expiry of
-        an unfinished session in the same round trip."""
+        an unfinished session in the same round trip. ``recent``: a copy this process kept (``Session.recent``)
+        may do instead of a read, when the store keeps such copies."""
 
     def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
         """Compare-and-set: store ``write`` as version ``expected_version + 1`` only if the stored version is
-        still ``expected_version``; ``ttl`` is the session's new expiry."""
+        still ``expected_version``; ``ttl`` is the session's new expiry. A conflict brings the current
+        session with it, so the caller can judge the move again without another read."""
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         """The stored answer for ``answer_key``, if any."""

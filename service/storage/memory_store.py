@@ -43,7 +43,8 @@ class MemoryStore:
             self._sweep()
             self._sessions[session.id] = _Record(session, time.monotonic() + ttl)
 
-    def load(self, sid: str, touch_ttl: int | None = None) -> Session | None:
+    def load(self, sid: str, touch_ttl: int | None = None, recent: bool = False) -> Session | None:
+        # ``recent`` is ignored: reading this store is as cheap as a kept copy, and always current.
         with self._cond:
             rec = self._live(sid)
             if rec is None:
@@ -54,21 +55,22 @@ class MemoryStore:
 
     def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
         with self._cond:
-            prior = self._answer(sid, write.answer_key)
+            prior = None if write.answer_key is None else self._answer(sid, write.answer_key)
             if prior is not None:
                 return Saved("replayed", answer=prior)
             rec = self._live(sid)
             if rec is None:
                 return Saved("gone")
             if rec.version != expected_version:
-                return Saved("conflict", rec.version)
+                return Saved("conflict", rec.version, current=self._session(sid, rec))
             rec.version += 1
             rec.state = orjson.dumps(write.state)
             rec.finished = write.finished
             rec.log.append(orjson.dumps(write.entry))
             now = time.monotonic()
             rec.expires = now + ttl
-            self._answers[(sid, write.answer_key)] = (orjson.dumps(write.answer), now + write.answer_ttl)
+            if write.answer_key is not None:
+                self._answers[(sid, write.answer_key)] = (orjson.dumps(write.answer), now + write.answer_ttl)
             self._cond.notify_all()
             return Saved("saved", rec.version)
 

@@ -3,24 +3,33 @@
 Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share one cluster slot), all made by
 ``key_for``:
 
-    <prefix>session:{<id>}          hash: v (version), state (JSON), meta (JSON), done ("0"/"1")
+    <prefix>session:{<id>}          hash: v (version), state (JSON), meta (JSON), done ("0"/"1"),
+                                    nonces (the last saves' nonces)
     <prefix>log:{<id>}              list: one JSON entry per accepted move, oldest first
-    <prefix>answer:{<id>}:<hash>    string: the first answer to one move request (idempotency)
+    <prefix>answer:{<id>}:<hash>    string: the first answer to a move request with an Idempotency-Key
     <prefix>moved:{<id>}            pub/sub channel: the new version after each accepted move
 
 A read is one ``HMGET`` (the meta, which never changes, is read once per session and process and kept),
-or the ``LOAD`` script when it also refreshes the expiry. Every write is one round trip: ``SAVE`` (a Lua script) checks the answer record and the version, then sets
-the state, appends the log entry, refreshes the expiry, stores the answer and publishes the new version.
-Redis runs a script atomically, so concurrent writers from any number of processes or servers are serialised
-and exactly one of them wins each version.
+or the ``LOAD`` script when it also refreshes the expiry. A move may skip the read: each process keeps the
+last state it read or wrote of the sessions it served (``load(..., recent=True)``), and the save's
+compare-and-set tells whether that copy was still current. Every write is one round trip: ``SAVE`` (a Lua
+script) checks the version, then sets the state, appends the log entry, refreshes the expiry, stores the
+answer of a request with an Idempotency-Key and publishes the new version; on a version conflict it returns
+the current state instead. Redis runs a script atomically, so concurrent writers from any number of
+processes or servers are serialised and exactly one of them wins each version.
 
 Failures: every operation has a socket timeout (REDIS_TIMEOUT) and one immediate retry on a fresh
 connection (which also heals the pool after Redis restarts); anything still failing is StoreUnavailable.
-A retried script is harmless: the answer record makes the second run return the first run's answer.
+A retried script is harmless: each save sends a fresh nonce, the session remembers the last few, and a
+second run of the same save finds its nonce and reports it saved without applying anything.
 """
 from __future__ import annotations
 
+import itertools
 import logging
+import os
+import secrets
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,25 +44,59 @@ from redis.retry import Retry
 
 from .base import Json, Saved, Session, StoreUnavailable, Write
 
+NONCE_HEX = 16    # hex digits of a save's nonce
+NONCES_KEPT = 8   # the session hash remembers this many of the last saves' nonces
+
+
+class _Nonces:
+    """A save's nonce, unique without a system call each time: 32 random bits drawn once per process (again
+    in each forked child), then a counter. Two processes collide only if they draw the same bits."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.base = secrets.randbits(32)
+        self.count = itertools.count()
+
+    def __call__(self) -> str:
+        return f"{self.base:08x}{next(self.count) & 0xFFFFFFFF:08x}"
+
+
+new_nonce = _Nonces()
+os.register_at_fork(after_in_child=new_nonce.reset)
+
 log = logging.getLogger("service.storage")
 Observer = Callable[[str, float, bool], None]  # (operation, seconds, succeeded), e.g. for metrics
 
-# KEYS: session, log, answer.  ARGV: expected version, state, done, entry, ttl, answer, answer ttl, channel.
+# KEYS: session, log[, answer].  ARGV: expected version, state, done, entry, ttl, nonce, channel[, answer, answer ttl].
+# The nonce is new for each save call and the hash keeps the last few: redis-py resends the same call when
+# a reply is lost, and the resent call must not apply the move again. The answer key is there only for a
+# request with an Idempotency-Key.
 SAVE = """
-local prior = redis.call('GET', KEYS[3])
-if prior then return {2, prior} end
-local v = redis.call('HGET', KEYS[1], 'v')
+if KEYS[3] then
+  local prior = redis.call('GET', KEYS[3])
+  if prior then return {2, prior} end
+end
+local cur = redis.call('HMGET', KEYS[1], 'v', 'nonces')
+local v = cur[1]
 if not v then return {-1, ''} end
-if v ~= ARGV[1] then return {0, v} end
+local nonces = cur[2] or ''
+if string.find(nonces, ARGV[6], 1, true) then return {3, v} end
+if v ~= ARGV[1] then
+  local now = redis.call('HMGET', KEYS[1], 'state', 'done', 'meta')
+  return {0, v, now[1], now[2], now[3]}
+end
 local nv = tonumber(v) + 1
-redis.call('HSET', KEYS[1], 'v', nv, 'state', ARGV[2], 'done', ARGV[3])
+redis.call('HSET', KEYS[1], 'v', nv, 'state', ARGV[2], 'done', ARGV[3],
+           'nonces', string.sub(ARGV[6] .. ' ' .. nonces, 1, %d))
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
-redis.call('PUBLISH', ARGV[8], nv)
+if KEYS[3] then redis.call('SET', KEYS[3], ARGV[8], 'EX', ARGV[9]) end
+redis.call('PUBLISH', ARGV[7], nv)
 return {1, tostring(nv)}
-"""
+""" % ((NONCE_HEX + 1) * NONCES_KEPT - 1)
 
 # KEYS: session, log.  ARGV: ttl ("" = do not touch).  An unfinished session's expiry is refreshed.
 LOAD = """
@@ -68,6 +111,7 @@ return r
 
 
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
+RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
 
 
 def _dumps(value: Json) -> str:
@@ -91,6 +135,11 @@ class RedisStore:
         # A session's meta (game, tokens' hashes, options, commitments) never changes after creation, so each
         # process keeps the parsed meta of the sessions it served; a move then reads only v, state and done.
         self._meta: dict[str, dict[str, Json]] = {}
+        # The last state this process read or wrote of each session it served recently, as stored: a move
+        # is judged on it without reading Redis first. The compare-and-set of SAVE catches a copy that is
+        # behind (another worker moved meanwhile) and returns the current state; the API judges again.
+        self._recent: dict[str, tuple[int, str, bool]] = {}
+        self._lock = threading.Lock()
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
@@ -100,16 +149,22 @@ class RedisStore:
     # ----- the protocol -------------------------------------------------------------
     def create(self, session: Session, ttl: int) -> None:
         key = self.key_for("session", session.id)
+        state, meta = _dumps(session.state), _dumps(session.meta)
         with self._op("create"):
             pipe = self.r.pipeline(transaction=True)
-            pipe.hset(key, mapping={"v": session.version, "state": _dumps(session.state),
-                                    "meta": _dumps(session.meta), "done": "1" if session.finished else "0"})
+            pipe.hset(key, mapping={"v": session.version, "state": state, "meta": meta,
+                                    "done": "1" if session.finished else "0"})
             pipe.expire(key, ttl)
             pipe.execute()
+        self._meta_of(session.id, meta)
+        self._keep(session.id, session.version, state, session.finished)
 
-    def load(self, sid: str, touch_ttl: int | None = None) -> Session | None:
-        key = self.key_for("session", sid)
+    def load(self, sid: str, touch_ttl: int | None = None, recent: bool = False) -> Session | None:
         meta = self._meta.get(sid)
+        if recent and meta is not None and (kept := self._recent.get(sid)) is not None:
+            version, state, finished = kept
+            return Session(sid, version, orjson.loads(state), meta, finished, recent=True)
+        key = self.key_for("session", sid)
         with self._op("load"):
             if touch_ttl is not None:  # refresh the expiry in the same round trip: the LOAD script
                 row = self._load(keys=[key, self.key_for("log", sid)], args=[int(touch_ttl)])
@@ -119,28 +174,31 @@ class RedisStore:
                 v, state, done = self.r.hmget(key, ["v", "state", "done"])
                 row = [v, state, None, done]
         if not row or row[0] is None:
+            self._forget(sid)
             return None
-        if meta is None:
-            meta = orjson.loads(row[2])
-            if len(self._meta) >= META_CACHE:
-                self._meta.clear()  # a bound, not an LRU: refilling costs one meta read per session
-            self._meta[sid] = meta
-        v, state, _, done = row
-        return Session(id=sid, version=int(v), state=orjson.loads(state), meta=meta, finished=done == "1")
+        v, state, raw_meta, done = row
+        return self._kept(sid, int(v), state, done == "1", meta or self._meta_of(sid, raw_meta))
 
     def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
-        keys = [self.key_for("session", sid), self.key_for("log", sid), self.key_for("answer", sid, write.answer_key)]
-        args: list[str | int] = [expected_version, _dumps(write.state), "1" if write.finished else "0", _dumps(write.entry), int(ttl),
-                _dumps(write.answer), int(write.answer_ttl), self.key_for("moved", sid)]
+        state = _dumps(write.state)
+        keys = [self.key_for("session", sid), self.key_for("log", sid)]
+        args: list[str | int] = [expected_version, state, "1" if write.finished else "0", _dumps(write.entry),
+                                 int(ttl), new_nonce(), self.key_for("moved", sid)]
+        if write.answer_key is not None:
+            keys.append(self.key_for("answer", sid, write.answer_key))
+            args += [_dumps(write.answer), int(write.answer_ttl)]
         with self._op("save"):
-            code, value = self._save(keys=keys, args=args)
-        code = int(code)
-        if code == 1:
-            return Saved("saved", int(value))
+            reply = self._save(keys=keys, args=args)
+        code = int(reply[0])
+        if code in (1, 3):  # 3: this very call was applied already, and its reply lost (redis-py resent it)
+            self._keep(sid, expected_version + 1, state, write.finished)
+            return Saved("saved", expected_version + 1)
         if code == 0:
-            return Saved("conflict", int(value))
+            current = self._kept(sid, int(reply[1]), reply[2], reply[3] == "1", self._meta_of(sid, reply[4]))
+            return Saved("conflict", int(reply[1]), current=current)
         if code == 2:
-            return Saved("replayed", answer=orjson.loads(value))
+            return Saved("replayed", answer=orjson.loads(reply[1]))
+        self._forget(sid)
         return Saved("gone")
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
@@ -198,6 +256,35 @@ class RedisStore:
     def ping(self) -> None:
         with self._op("ping"):
             self.r.ping()
+
+    # ----- the copies this process keeps --------------------------------------------
+    def _kept(self, sid: str, version: int, state: str, finished: bool, meta: dict[str, Json]) -> Session:
+        """Keep the state just read or written (unless a newer one is kept already); the session, parsed."""
+        self._keep(sid, version, state, finished)
+        return Session(sid, version, orjson.loads(state), meta, finished)
+
+    def _keep(self, sid: str, version: int, state: str, finished: bool) -> None:
+        with self._lock:
+            kept = self._recent.get(sid)
+            if kept is None or kept[0] <= version:
+                self._recent.pop(sid, None)
+                if len(self._recent) >= RECENT_STATES:
+                    del self._recent[next(iter(self._recent))]  # the one written longest ago
+                self._recent[sid] = (version, state, finished)
+
+    def _meta_of(self, sid: str, raw: str) -> dict[str, Json]:
+        meta = self._meta.get(sid)
+        if meta is None:
+            meta = orjson.loads(raw)
+            if len(self._meta) >= META_CACHE:
+                self._meta.clear()  # a bound, not an LRU: refilling costs one meta read per session
+            self._meta[sid] = meta
+        return meta
+
+    def _forget(self, sid: str) -> None:
+        with self._lock:
+            self._recent.pop(sid, None)
+        self._meta.pop(sid, None)
 
     def _op(self, what: str) -> _Operation:
         return _Operation(what, self.observer)

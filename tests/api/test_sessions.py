@@ -210,6 +210,48 @@ def test_stale_version_is_409_and_illegal_moves_are_422(client: FlaskClient) -> 
     assert table.log()["version"] == 2
 
 
+def test_a_worker_whose_copy_is_behind_judges_again_on_the_stored_state(make_app: Callable[..., Flask]) -> None:
+    """Two workers (two apps on one Redis and key prefix) share a session. Each judges a move on the last state
+    it read or wrote itself, which is behind whenever the other worker moved meanwhile: every move legal on
+    the stored state is accepted, every refusal is the stored state's, and no move is applied twice."""
+    prefix = f"t{uuid.uuid4().hex[:10]}:"
+    a, b, truth = (make_app(key_prefix=prefix) for _ in range(3))
+    table = Table(a.test_client(), "femkort", players=3, seed="77")  # a keeps version 0
+    state = engine.new_match("femkort", 3, {}, "77")
+    rng = random.Random(8)
+
+    def post(app: Flask, move: dict[str, Any], **extra: Any) -> Any:
+        return app.test_client().post(f"/v1/sessions/{table.id}/moves", json={"move": move, **extra},
+                                      headers=table.auth(move["seat"]))
+
+    def next_move() -> dict[str, Any]:
+        nonlocal state
+        move = concrete(rng.choice(engine.legal_moves(state)), rng)
+        state, _ = engine.apply(state, move)
+        return move
+
+    assert post(b, next_move()).get_json()["version"] == 1   # b had no copy: it read version 0
+    assert post(a, next_move()).get_json()["version"] == 2   # a's copy was version 0
+    assert post(b, next_move(), version=2).get_json()["version"] == 3  # b's copy (1) is not the client's 2
+    move = next_move()
+    body = is_problem(post(a, move, version=2), 409, "version_conflict")  # a's copy says 2; the store says 3
+    assert body["version"] == 3
+    assert post(a, move).get_json()["version"] == 4
+    again = is_problem(post(b, move), 422, "illegal_move")  # legal on b's copy (3), not on the stored state
+    assert again["reason"] in ("not_your_turn", "card_not_in_hand")
+    assert truth.extensions["session_store"].load(table.id).version == 4  # type: ignore[union-attr]
+    played = 4
+    while not engine.is_finished(state):
+        assert post(rng.choice((a, b)), next_move()).status_code == 200
+        played += 1
+    log = table.log()
+    assert log["version"] == played and log["finished"]
+    replayed = engine.new_match("femkort", 3, {}, "77")
+    for m in log["replay"]["moves"]:
+        replayed, _ = engine.apply(replayed, m)
+    assert replayed == state
+
+
 # ----- idempotency ----------------------------------------------------------------------
 def test_a_retried_post_gets_the_first_answer_and_applies_once(client: FlaskClient) -> None:
     table = Table(client, "femkort", players=4, seed="5")
@@ -284,6 +326,11 @@ def test_sessions_expire_unless_played_and_finished_ones_are_kept(make_app: Call
     is_problem(client.get(f"/v1/sessions/{idle.id}"), 404, "session_not_found")
     body = is_problem(idle.post(0, {"move": {"seat": 0, "action": "play", "card": "AS"}}), 404, "session_not_found")
     assert "expired" in body["detail"]
+    # this process created it and kept a copy, but nothing is refused on a copy: gone is gone, whatever else
+    is_problem(client.post(f"/v1/sessions/{idle.id}/moves", data=b"{not json", headers=idle.auth(0)), 404,
+               "session_not_found")
+    is_problem(client.post(f"/v1/sessions/{idle.id}/moves", json={"move": {"seat": 0, "action": "play"}},
+                           headers={"Authorization": "Bearer " + "x" * 43}), 404, "session_not_found")
     while not busy.get()["finished"]:
         move = busy.next_move(rng)
         assert busy.post(move["seat"], {"move": move}).status_code == 200

@@ -5,6 +5,7 @@ and recovery by itself after a restart (stale pooled connections, the empty scri
 """
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -12,7 +13,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from service.storage import MemoryStore, RedisStore, Session, SessionStore, StoreUnavailable, Write
+from service.storage import MemoryStore, RedisStore, Session, SessionStore, StoreUnavailable, Write, redis_store
+from service.storage.redis_store import NONCE_HEX, NONCES_KEPT
 from tests.redis_server import RedisServer
 
 TIMEOUT = 0.3
@@ -30,7 +32,10 @@ def session(sid: str = "s" * 22, version: int = 0) -> Session:
     return Session(sid, version, {"game": "x", "n": 0}, {"game": "x", "tokens": ["h0", "h1"]}, False)
 
 
-def write(n: int, key: str, finished: bool = False) -> Write:
+def write(n: int, key: str | None, finished: bool = False) -> Write:
+    """A write of version ``n``; ``key`` as an Idempotency-Key's answer key, or None for a request without."""
+    if key is None:
+        return Write({"game": "x", "n": n}, finished, {"version": n, "move": {"seat": 0, "action": "a"}})
     return Write({"game": "x", "n": n}, finished, {"version": n, "move": {"seat": 0, "action": "a"}}, key,
                  {"fp": key, "body": {"version": n}}, 60)
 
@@ -63,6 +68,15 @@ def test_the_same_answer_key_never_applies_twice(store: SessionStore) -> None:
     assert loaded is not None and loaded.version == 1
     assert store.answer("s" * 22, "same") == {"fp": "same", "body": {"version": 1}}
     assert store.answer("s" * 22, "other") is None
+
+
+def test_a_conflict_brings_the_current_session(store: SessionStore) -> None:
+    store.create(session(), 60)
+    store.save("s" * 22, 0, write(1, None), 60)
+    stale = store.save("s" * 22, 0, write(1, None), 60)
+    assert stale.kind == "conflict" and stale.current is not None
+    assert (stale.current.version, stale.current.state, stale.current.recent) == (1, {"game": "x", "n": 1}, False)
+    assert stale.current.meta == session().meta
 
 
 def test_save_to_a_missing_session_is_gone(store: SessionStore) -> None:
@@ -134,6 +148,104 @@ def test_keys_share_one_prefix_and_hash_tag(redis_server: RedisServer, prefix: s
     assert all(0 < raw.ttl(k) <= 600 for k in keys)
     assert raw.hget(keys[2], "done") == "1"
     assert raw.hget(keys[2], "state").startswith("{")  # JSON, never pickle
+
+
+def test_without_an_idempotency_key_no_answer_is_kept(redis_server: RedisServer, prefix: str) -> None:
+    s = RedisStore(redis_server.url, prefix, TIMEOUT)
+    s.create(session(), 60)
+    for n in range(1, 12):
+        assert s.save("s" * 22, n - 1, write(n, None), 60).kind == "saved"
+    raw = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    assert sorted(raw.scan_iter(f"{prefix}*")) == [f"{prefix}log:{{{'s' * 22}}}", f"{prefix}session:{{{'s' * 22}}}"]
+    nonces = raw.hget(f"{prefix}session:{{{'s' * 22}}}", "nonces").split()
+    assert len(nonces) == NONCES_KEPT and all(len(n) == NONCE_HEX for n in nonces)  # bounded, not a history
+
+
+class LosesOneReply:
+    """A TCP proxy in front of Redis that, once, forwards an EVALSHA but drops the connection instead of
+    passing the reply back: the script ran, the client never heard, and redis-py resends the call."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.armed = False
+        self.dropped = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+
+    def _pipe(self, client: socket.socket, upstream: socket.socket) -> None:
+        with client, upstream:
+            while data := client.recv(65536):
+                upstream.sendall(data)
+                reply = upstream.recv(65536)
+                if self.armed and b"EVALSHA" in data.upper():
+                    self.armed = False
+                    self.dropped += 1
+                    return  # closes both: the reply is lost
+                client.sendall(reply)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_save_whose_reply_is_lost_is_resent_and_applied_once(redis_server: RedisServer, prefix: str) -> None:
+    proxy = LosesOneReply(redis_server.port)
+    try:
+        s = RedisStore(f"redis://127.0.0.1:{proxy.port}/0", prefix, TIMEOUT)
+        s.create(session(), 60)
+        s.save("s" * 22, 0, write(1, None), 60)  # loads the script, so the next save is one EVALSHA
+        proxy.armed = True
+        saved = s.save("s" * 22, 1, write(2, None), 60)
+        assert proxy.dropped == 1
+        assert (saved.kind, saved.version) == ("saved", 2)  # not a conflict with itself
+        found = s.log("s" * 22)
+        assert found is not None and found[0].version == 2 and [e["version"] for e in found[1]] == [1, 2]
+    finally:
+        proxy.close()
+
+
+def test_a_process_judges_on_its_own_last_copy_and_the_save_catches_a_stale_one(
+        redis_server: RedisServer, prefix: str) -> None:
+    reads: list[str] = []
+    here = RedisStore(redis_server.url, prefix, TIMEOUT, observer=lambda op, _t, _ok: reads.append(op))
+    there = RedisStore(redis_server.url, prefix, TIMEOUT)  # another worker or server
+    here.create(session(), 60)
+    assert here.load("s" * 22) is not None
+    assert here.save("s" * 22, 0, write(1, None), 60).kind == "saved"
+    reads.clear()
+    kept = here.load("s" * 22, recent=True)
+    assert reads == [] and kept is not None and (kept.version, kept.state["n"], kept.recent) == (1, 1, True)
+    kept.state["n"] = 99  # each load parses a fresh copy: a caller cannot spoil the kept one
+    assert here.load("s" * 22, recent=True).state["n"] == 1  # type: ignore[union-attr]
+    assert there.save("s" * 22, 1, write(2, None), 60).kind == "saved"
+    behind = here.load("s" * 22, recent=True)
+    assert behind is not None and behind.version == 1  # it cannot know yet
+    outcome = here.save("s" * 22, behind.version, write(2, None), 60)
+    assert outcome.kind == "conflict" and outcome.current is not None and outcome.current.version == 2
+    fresh = here.load("s" * 22, recent=True)
+    assert fresh is not None and fresh.version == 2  # the conflict brought the current state
+    assert here.load("s" * 22).recent is False  # type: ignore[union-attr]
+    assert MemoryStore().load("nothing-here-at-all", recent=True) is None
+
+
+def test_the_kept_copies_are_bounded(redis_server: RedisServer, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redis_store, "RECENT_STATES", 3)
+    s = RedisStore(redis_server.url, prefix, TIMEOUT)
+    for i in range(6):
+        s.create(session(f"session-number-{i:06d}"), 60)
+        assert s.load(f"session-number-{i:06d}") is not None
+    assert len(s._recent) == 3
+    assert s.load("session-number-000005", recent=True).recent is True  # type: ignore[union-attr]
+    assert s.load("session-number-000000", recent=True).recent is False  # type: ignore[union-attr]
 
 
 def test_a_dead_redis_is_unavailable_fast_and_recovers(prefix: str) -> None:
