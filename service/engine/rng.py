@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from .cards import Card
 
@@ -31,25 +31,45 @@ def seed_bytes(seed: str) -> bytes:
     return bytes.fromhex(seed)
 
 
-def _stream(seed: str, label: str) -> Iterator[int]:
-    prefix = seed_bytes(seed) + b"|" + label.encode() + b"|"
-    block = 0
-    while True:
-        digest = hashlib.sha256(prefix + block.to_bytes(8, "big")).digest()
-        yield from struct.unpack(">4Q", digest)
-        block += 1
+_SUFFIXES = [block.to_bytes(8, "big") for block in range(64)]  # enough for any pack here, without a rejection
+
+
+def _blocks(prefix: bytes, first: int, count: int) -> list[int]:
+    """The numbers of blocks ``first`` .. ``first + count - 1`` of the stream, in order."""
+    sha256 = hashlib.sha256
+    digests = [sha256(prefix + (_SUFFIXES[b] if b < 64 else b.to_bytes(8, "big"))).digest()
+               for b in range(first, first + count)]
+    return list(struct.unpack(f">{4 * count}Q", b"".join(digests)))
 
 
 def shuffled(cards: Sequence[Card], seed: str, label: str) -> list[Card]:
     """A copy of ``cards`` in the order the seeded shuffle gives for this seed and label."""
     out = list(cards)
-    numbers = _stream(seed, label)
+    prefix = seed_bytes(seed) + b"|" + label.encode() + b"|"
+    numbers = _blocks(prefix, 0, (len(out) + 2) // 4)  # one draw per swap, unless a draw is rejected
+    surely_accepted = _TWO64 - len(out)  # below(m) accepts every x < 2**64 - m, and m <= len(cards)
+    for i, x in zip(range(len(out) - 1, 0, -1), numbers):
+        if x >= surely_accepted:  # about one shuffle in 2**52: follow the rule to the letter instead
+            return _shuffled_by_the_rule(list(cards), prefix)
+        j = x % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def _shuffled_by_the_rule(out: list[Card], prefix: bytes) -> list[Card]:
+    """The shuffle exactly as documented, rejections included (``shuffled`` takes a faster path when no draw
+    comes near a rejection)."""
+    numbers: list[int] = []
+    k = 0
     for i in range(len(out) - 1, 0, -1):
         m = i + 1
-        limit = _TWO64 - (_TWO64 % m)
-        x = next(numbers)
-        while x >= limit:
-            x = next(numbers)
+        while True:
+            if k == len(numbers):
+                numbers += _blocks(prefix, len(numbers) // 4, 1)
+            x = numbers[k]
+            k += 1
+            if x < _TWO64 - _TWO64 % m:
+                break
         j = x % m
         out[i], out[j] = out[j], out[i]
     return out
