@@ -251,27 +251,34 @@ def show(sid: str) -> Response:
 @bp.post("/v1/sessions/<sid>/moves")
 def submit(sid: str) -> Response:
     """A move, judged first on the session as this process last saw it (usually current, and then no read is
-    needed) and saved with a compare-and-set. Any refusal is given only on the stored session: when the
-    kept copy leads to one, the session is read and the whole request judged again."""
+    needed) and saved with a compare-and-set. Nothing is refused on the evidence of that copy alone: a
+    refusal it leads to is checked again on the session read from the store."""
     raw = request.get_data(cache=False)
     session = session_or_404(sid, recent=True)
-    if session.recent:
-        try:
-            return move_on(sid, session, raw)
-        except (ApiError, engine.RulesError):
-            session = session_or_404(sid)
-    return move_on(sid, session, raw)
+    try:
+        seat, req, key = read_request(session, raw)
+    except ApiError:
+        if not session.recent:
+            raise
+        session = session_or_404(sid)  # gone is 404, whatever else is wrong with the request
+        seat, req, key = read_request(session, raw)
+    return move_on(sid, session, seat, req, key)
 
 
-def move_on(sid: str, session: Session, raw: bytes) -> Response:
-    st, cfg = store(), config()
+def read_request(session: Session, raw: bytes) -> tuple[int, dict[str, Any], str | None]:
+    """The token's seat, the request body and the Idempotency-Key; 401, 400 or 403 when they do not fit."""
     seat = authenticate(session, required=True)
     req = schemas.load(schemas.SESSION_MOVE, parse(raw))
     key = idempotency_key()
-    move, expected = req["move"], req.get("version")
-    mover = move.get("seat")
+    mover = req["move"].get("seat")
     if isinstance(mover, int) and not isinstance(mover, bool) and mover != seat:
         raise ApiError(403, "forbidden", f"Your token is seat {seat}'s: you cannot move for seat {mover}.")
+    return seat, req, key
+
+
+def move_on(sid: str, session: Session, seat: int, req: dict[str, Any], key: str | None) -> Response:
+    st, cfg = store(), config()
+    move, expected = req["move"], req.get("version")
     answer_key = fingerprint = None
     if key is not None:
         fingerprint = hashlib.sha256(orjson.dumps(req, option=orjson.OPT_SORT_KEYS)).hexdigest()
@@ -280,7 +287,13 @@ def move_on(sid: str, session: Session, raw: bytes) -> Response:
         if prior is not None:
             return replayed(prior, fingerprint)
     for attempt in range(SAVE_ATTEMPTS):
-        answer, state, entry = judge(sid, session, seat, move, expected)
+        try:
+            answer, state, entry = judge(sid, session, seat, move, expected)
+        except (ApiError, engine.RulesError):
+            if not session.recent:
+                raise
+            session = session_or_404(sid)  # the copy may be behind: judge again on the stored session
+            continue
         finished = engine.is_finished(state)
         record = None if answer_key is None else {"fp": fingerprint, "body": answer}
         saved = st.save(sid, session.version, Write(state, finished, entry, answer_key, record, cfg.session_ttl),
