@@ -288,7 +288,7 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
     floor run, so both see nearly the same foreign load; a round is one pair per endpoint and concurrency."""
     short = mode == "short"
     levels = [8] if short else [8, 32, 64]
-    rounds = 1 if short else 3
+    rounds = 1 if short else 5
     seconds = 1.0 if short else 4.0
     workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
