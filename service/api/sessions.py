@@ -204,9 +204,8 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def ttl_for(finished: bool, cfg: Config | None = None) -> int:
-    cfg = cfg or config()
-    return cfg.finished_ttl if finished else cfg.session_ttl
+def ttl_for(finished: bool) -> int:
+    return config().finished_ttl if finished else config().session_ttl
 
 
 # ----- endpoints ------------------------------------------------------------------------
@@ -277,7 +276,7 @@ def read_request(session: Session, raw: bytes) -> tuple[int, dict[str, Any], str
 
 
 def move_on(sid: str, session: Session, seat: int, req: dict[str, Any], key: str | None) -> Response:
-    st, cfg = store(), config()
+    st = store()
     move, expected = req["move"], req.get("version")
     answer_key = fingerprint = None
     if key is not None:
@@ -296,8 +295,8 @@ def move_on(sid: str, session: Session, seat: int, req: dict[str, Any], key: str
             continue
         finished = engine.is_finished(state)
         record = None if answer_key is None else {"fp": fingerprint, "body": answer}
-        saved = st.save(sid, session.version, Write(state, finished, entry, answer_key, record, cfg.session_ttl),
-                        ttl_for(finished, cfg))
+        saved = st.save(sid, session.version, Write(state, finished, entry, answer_key, record, config().session_ttl),
+                        ttl_for(finished))
         if saved.kind == "saved":
             return reply(answer, headers={"Cache-Control": "no-store"})
         if saved.kind == "replayed":

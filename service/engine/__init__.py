@@ -21,7 +21,8 @@ from .registry import all_games, get_game
 __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
-    "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone", "deals_from",
+    "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
+    "deals_from",
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)

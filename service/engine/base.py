@@ -40,11 +40,11 @@ STATE_VERSION = 1
 OVER = "over"
 
 
-
 def seats_to_act(moves: list[Move]) -> list[int]:
     """The seats that have a legal move among ``moves``: ``to_act`` from the legal moves already computed.
     Every game keeps ``to_act(state) == seats_to_act(legal_moves(state))`` (checked after every playout move)."""
     return sorted({m["seat"] for m in moves})
+
 
 class Game:
     id: ClassVar[str]
