@@ -59,8 +59,14 @@ def configure_logging(level: str) -> None:
     root.setLevel(level)
 
 
+_redis_latency: dict[str, Any] = {}  # each operation's histogram child, looked up once (on every move's path)
+
+
 def observe_redis(op: str, seconds: float, ok: bool) -> None:
-    REDIS_LATENCY.labels(op).observe(seconds)
+    child = _redis_latency.get(op)
+    if child is None:
+        child = _redis_latency[op] = REDIS_LATENCY.labels(op)
+    child.observe(seconds)
     if not ok:
         REDIS_ERRORS.labels(op).inc()
 

@@ -18,8 +18,14 @@ answer of a request with an Idempotency-Key and publishes the new version; on a 
 the current state instead. Redis runs a script atomically, so concurrent writers from any number of
 processes or servers are serialised and exactly one of them wins each version.
 
+The commands on a move's path (the read, ``SAVE`` and the answer lookup) go over one connection per thread
+(``_Lane``) instead of the client's pool: redis-py 7's per-command bookkeeping (pool accounting,
+observability hooks, a poll for unread data before each command) costs about twice a round trip's own CPU
+time on this kind of machine (docs/performance.md). Everything else uses the redis-py client.
+
 Failures: every operation has a socket timeout (REDIS_TIMEOUT) and one immediate retry on a fresh
-connection (which also heals the pool after Redis restarts); anything still failing is StoreUnavailable.
+connection (which also heals the connections after Redis restarts); anything still failing is
+StoreUnavailable.
 A retried script is harmless: each save sends a fresh nonce, the session remembers the last few, and a
 second run of the same save finds its nonce and reports it saved without applying anything.
 """
@@ -38,7 +44,7 @@ import orjson
 import redis
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
@@ -114,6 +120,41 @@ META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred by
 RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
 
 
+class _Lane:
+    """Commands sent straight over a connection of this thread's own, made like the pool's (same address,
+    timeouts, database, client name). A command that fails on the connection (Redis restarted, a lost
+    reply, a timeout) is sent once more on a fresh connection: safe for reads, and for ``SAVE`` thanks to
+    its nonce. An error reply (``ResponseError``) is raised as is; the connection stays usable."""
+
+    def __init__(self, pool: redis.ConnectionPool) -> None:
+        self.pool = pool
+        self.local = threading.local()
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self._once(args)
+        except (RedisConnectionError, RedisTimeoutError):
+            return self._once(args)  # the failed connection was closed; this opens a new one
+
+    def script(self, sha: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return self("EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:  # Redis restarted since the script was loaded
+            self("SCRIPT", "LOAD", source)
+            return self("EVALSHA", sha, len(keys), *keys, *args)
+
+    def _once(self, args: tuple[Any, ...]) -> Any:
+        conn = self._connection()
+        conn.send_packed_command(conn.pack_command(*args), check_health=False)
+        return conn.read_response()  # closes the connection itself on a socket error or a timeout
+
+    def _connection(self) -> Any:
+        conn = getattr(self.local, "conn", None)
+        if conn is None or conn.pid != os.getpid():  # none yet in this thread, or one inherited over a fork
+            conn = self.local.conn = self.pool.connection_class(**self.pool.connection_kwargs)
+        return conn
+
+
 def _dumps(value: Json) -> str:
     return orjson.dumps(value).decode()
 
@@ -132,6 +173,7 @@ class RedisStore:
             health_check_interval=30, client_name="card-referee")
         self._save = self.r.register_script(SAVE)
         self._load = self.r.register_script(LOAD)
+        self._lane = _Lane(self.r.connection_pool)
         # A session's meta (game, tokens' hashes, options, commitments) never changes after creation, so each
         # process keeps the parsed meta of the sessions it served; a move then reads only v, state and done.
         self._meta: dict[str, dict[str, Json]] = {}
@@ -167,11 +209,11 @@ class RedisStore:
         key = self.key_for("session", sid)
         with self._op("load"):
             if touch_ttl is not None:  # refresh the expiry in the same round trip: the LOAD script
-                row = self._load(keys=[key, self.key_for("log", sid)], args=[int(touch_ttl)])
+                row = self._lane.script(self._load.sha, LOAD, [key, self.key_for("log", sid)], [int(touch_ttl)])
             elif meta is None:
-                row = self.r.hmget(key, ["v", "state", "meta", "done"])
+                row = self._lane("HMGET", key, "v", "state", "meta", "done")
             else:
-                v, state, done = self.r.hmget(key, ["v", "state", "done"])
+                v, state, done = self._lane("HMGET", key, "v", "state", "done")
                 row = [v, state, None, done]
         if not row or row[0] is None:
             self._forget(sid)
@@ -188,7 +230,7 @@ class RedisStore:
             keys.append(self.key_for("answer", sid, write.answer_key))
             args += [_dumps(write.answer), int(write.answer_ttl)]
         with self._op("save"):
-            reply = self._save(keys=keys, args=args)
+            reply = self._lane.script(self._save.sha, SAVE, keys, args)
         code = int(reply[0])
         if code in (1, 3):  # 3: this very call was applied already, and its reply lost (redis-py resent it)
             self._keep(sid, expected_version + 1, state, write.finished)
@@ -203,7 +245,7 @@ class RedisStore:
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         with self._op("answer"):
-            raw = self.r.get(self.key_for("answer", sid, answer_key))
+            raw = self._lane("GET", self.key_for("answer", sid, answer_key))
         return None if raw is None else orjson.loads(raw)
 
     def log(self, sid: str) -> tuple[Session, list[dict[str, Json]]] | None:

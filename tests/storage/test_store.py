@@ -281,3 +281,26 @@ def test_a_frozen_redis_times_out_within_the_bound(prefix: str) -> None:
             server.resume()
         loaded = s.load("s" * 22)
         assert loaded is not None
+
+
+def test_a_moves_commands_use_one_connection_per_thread_and_none_from_before_a_fork(
+        redis_server: RedisServer, prefix: str) -> None:
+    s = RedisStore(redis_server.url, prefix, TIMEOUT)
+    s.create(session(), 60)
+    seen: list[object] = []
+
+    def read() -> None:
+        assert s.load("s" * 22) is not None
+        seen.append(s._lane.local.conn)
+
+    threads = [threading.Thread(target=read) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(c) for c in seen}) == 3
+    read()
+    mine = s._lane.local.conn
+    mine.pid = -1  # as a forked child sees its parent's connection
+    read()
+    assert s._lane.local.conn is not mine and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"
