@@ -244,6 +244,18 @@ def echo_redis_scenario(svc: Service) -> dict[str, Any]:
             "response_bytes": len(resp), "requests": [loadgen.raw_request("POST", "/bench/echo-redis", body)]}
 
 
+def echo_redis_lane_scenario(svc: Service, floor: dict[str, Any]) -> dict[str, Any]:
+    """The echo_redis floor with its GET and SET sent the way the session store sends a move's commands (over
+    the thread's own connection, not through redis-py's client and pool): shows what that alone is worth."""
+    body = floor["requests"][0].partition(b"\r\n\r\n")[2]
+    status, resp = svc.call("POST", "/bench/echo-redis-lane", orjson.loads(body))
+    if status != 200:
+        raise RuntimeError(f"/bench/echo-redis-lane answered {status}: {resp[:300]!r}")
+    return {"name": "echo_redis_lane", "floor": "echo_redis", "path": "/bench/echo-redis-lane",
+            "request_bytes": len(body), "response_bytes": len(resp),
+            "requests": [loadgen.raw_request("POST", "/bench/echo-redis-lane", body)]}
+
+
 def session_requests(svc: Service, sessions: int, moves_each: int) -> tuple[list[bytes], int]:
     """``sessions`` new sessions and, for each, its next ``moves_each`` legal moves (computed from the same
     seed with the engine), interleaved: move k of every session, then move k+1 of every session."""
@@ -288,8 +300,10 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
     floor run, so both see nearly the same foreign load; a round is one pair per endpoint and concurrency."""
     short = mode == "short"
     levels = [8] if short else [8, 32, 64]
-    rounds = 1 if short else 5
-    seconds = 1.0 if short else 4.0
+    # Seven shorter pairs rather than five longer ones: the host's noise comes in bursts of seconds, and a
+    # median of more pairs is steadier (runs G-H spread 0.65-1.0 within one level over five pairs).
+    rounds = 1 if short else 7
+    seconds = 1.0 if short else 3.0
     workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     floors: dict[tuple[str, int], list[dict[str, Any]]] = {}
@@ -309,9 +323,10 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
 
     with Service(workers, redis_url, workdir) as svc:
         scenarios = stateless_scenarios(svc) + [echo_redis_scenario(svc)]
+        lane = echo_redis_lane_scenario(svc, scenarios[-1])
         by_name = {s["name"]: s for s in scenarios}
         info = {s["name"]: {"path": s["path"], "floor": s["floor"], "request_bytes": s["request_bytes"],
-                            "response_bytes": s["response_bytes"]} for s in scenarios}
+                            "response_bytes": s["response_bytes"]} for s in scenarios + [lane]}
         for r in range(rounds):
             for c in levels:
                 for s in scenarios:
@@ -330,6 +345,9 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
                     made.append(session_requests(svc, sessions, per))
                     return made[-1][0]
                 one("session_move", c, fresh, None, r)
+                # not a target: the same floor with the store's way of sending commands, paired with that round
+                floors.setdefault(("echo_redis_lane", c), []).append(floor)
+                one("echo_redis_lane", c, lane["requests"], None, r)
                 reqs, resp_bytes = made[-1]
                 info["session_move"] = {"path": "/v1/sessions/{id}/moves", "floor": "echo_redis",
                                         "request_bytes": len(reqs[0].partition(b"\r\n\r\n")[2]),
@@ -344,7 +362,7 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
 
 def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
               floors: dict[tuple[str, int], list[dict[str, Any]]], info: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for (name, c), rs in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         floor = floors.get((name, c), rs)  # a floor's own row: itself
         ratios = [a["rps"] / b["rps"] for a, b in zip(rs, floor)]
@@ -365,6 +383,9 @@ def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
                     "unbalanced_retries": sum(r.get("retries", 0) for r in rs),
                     "unbalanced_kept": sum(1 for r in rs if r.get("balanced") is False),
                     "errors": sum(r["errors"] for r in rs), "requests": sum(r["requests"] for r in rs)})
+        lanes = runs.get(("echo_redis_lane", c)) if name == "session_move" else None
+        if lanes:
+            out[-1]["rps_ratio_vs_lane"] = round(statistics.median(a["rps"] / b["rps"] for a, b in zip(rs, lanes)), 3)
     return out
 
 

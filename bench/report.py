@@ -56,6 +56,11 @@ def tables(res: dict[str, Any]) -> str:
                        f"{r['p50_ms']} | {r['p99_ms']} | {r['p99_ratio']} | {r.get('cpu_us_per_request', '-')} | "
                        f"{r.get('cpu_ratio', '-')} | {r.get('unbalanced_retries', '-')} | "
                        f"{r['errors']} of {r['requests']} |")
+        lanes = [f"{r['rps_ratio_vs_lane']} at {r['connections']}" for r in h["results"]
+                 if r.get("rps_ratio_vs_lane") is not None]
+        if lanes:
+            out += ["", "Session move over `echo_redis_lane` (the same floor sending its GET and SET the way the session "
+                    "store sends a move's commands; not a target): " + ", ".join(lanes) + " connections."]
         mem = h["memory_after"]
         out += ["", f"Memory after the HTTP runs: worker RSS {[w['rss_mib'] for w in mem['workers']]} MiB, "
                 f"PSS {[w['pss_mib'] for w in mem['workers']]} MiB; master RSS {mem['master_rss_mib']} MiB."]

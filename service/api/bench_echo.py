@@ -6,7 +6,10 @@ the same Flask, gunicorn, request-id, metrics and access-log costs, and nothing 
 
     POST /bench/echo         parse the JSON body with orjson (service.api.json.body) and send it back (reply)
     POST /bench/echo-redis   the same, plus one Redis GET and one SET of the body (two round trips) through
-                             the session store's own redis-py client: the floor for a session move
+                             the session store's redis-py client: the floor for a session move
+    POST /bench/echo-redis-lane   the same GET and SET sent the way the store sends a move's commands (over
+                             the thread's own connection, service/storage/redis_store.py ``_Lane``): not a
+                             floor for any target, it shows what that way of sending is worth on its own
 
 docs/performance.md explains how they are used.
 """
@@ -38,10 +41,26 @@ def echo() -> Response:
 def echo_redis() -> Response:
     payload = body()
     client = _redis()
-    key = f"{current_app.extensions['card_referee_config'].key_prefix}bench:echo:{os.getpid()}"
+    key = _key()
     client.get(key)
     client.set(key, orjson.dumps(payload), ex=300)
     return reply(payload)
+
+
+@bp.post("/bench/echo-redis-lane")
+def echo_redis_lane() -> Response:
+    payload = body()
+    lane = getattr(current_app.extensions["session_store"], "_lane", None)
+    if lane is None:
+        raise ApiError(404, "not_found", "/bench/echo-redis-lane needs REDIS_URL (the in-process store has no Redis).")
+    key = _key()
+    lane("GET", key)
+    lane("SET", key, orjson.dumps(payload), "EX", 300)
+    return reply(payload)
+
+
+def _key() -> str:
+    return f"{current_app.extensions['card_referee_config'].key_prefix}bench:echo:{os.getpid()}"
 
 
 def _redis() -> Any:

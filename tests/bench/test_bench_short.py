@@ -66,7 +66,8 @@ def test_http_section(results: dict) -> None:
         print("NOTE: wrk could not be installed; the HTTP part used the Python load generator")
     names = {r["endpoint"] for r in http["results"]}
     assert {"echo:femkort", "move:femkort", "legal_moves:femkort", "view:femkort", "echo_redis",
-            "session_move"} <= names
+            "session_move", "echo_redis_lane"} <= names
+    assert all(positive(r["rps_ratio_vs_lane"]) for r in http["results"] if r["endpoint"] == "session_move")
     for r in http["results"]:
         for key in ("rps", "p50_ms", "p99_ms", "rps_ratio"):
             assert positive(r[key]), (r["endpoint"], key)
