@@ -31,6 +31,7 @@ second run of the same save finds its nonce and reports it saved without applyin
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 import os
@@ -76,7 +77,7 @@ log = logging.getLogger("service.storage")
 Observer = Callable[[str, float, bool], None]  # (operation, seconds, succeeded), e.g. for metrics
 
 # KEYS: session, log[, answer].  ARGV: expected version, state, done, entry, ttl, nonce, channel[, answer, answer ttl].
-# The nonce is new for each save call and the hash keeps the last few: redis-py resends the same call when
+# The nonce is new for each save call and the hash keeps the last few: the store resends the same call when
 # a reply is lost, and the resent call must not apply the move again. The answer key is there only for a
 # request with an Idempotency-Key.
 SAVE = """
@@ -116,6 +117,8 @@ return r
 """
 
 
+_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD)}  # what EVALSHA names
+
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
 RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
 
@@ -136,10 +139,11 @@ class _Lane:
         except (RedisConnectionError, RedisTimeoutError):
             return self._once(args)  # the failed connection was closed; this opens a new one
 
-    def script(self, sha: str, source: str, keys: list[str], args: list[Any]) -> Any:
+    def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        sha = _SHA1[source]
         try:
             return self("EVALSHA", sha, len(keys), *keys, *args)
-        except NoScriptError:  # Redis restarted since the script was loaded
+        except NoScriptError:  # Redis restarted (or never saw the script): load it, then run it
             self("SCRIPT", "LOAD", source)
             return self("EVALSHA", sha, len(keys), *keys, *args)
 
@@ -171,8 +175,6 @@ class RedisStore:
             url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True,
             retry=Retry(NoBackoff(), 1, (RedisConnectionError, RedisTimeoutError)),
             health_check_interval=30, client_name="card-referee")
-        self._save = self.r.register_script(SAVE)
-        self._load = self.r.register_script(LOAD)
         self._lane = _Lane(self.r.connection_pool)
         # A session's meta (game, tokens' hashes, options, commitments) never changes after creation, so each
         # process keeps the parsed meta of the sessions it served; a move then reads only v, state and done.
@@ -209,7 +211,7 @@ class RedisStore:
         key = self.key_for("session", sid)
         with self._op("load"):
             if touch_ttl is not None:  # refresh the expiry in the same round trip: the LOAD script
-                row = self._lane.script(self._load.sha, LOAD, [key, self.key_for("log", sid)], [int(touch_ttl)])
+                row = self._lane.script(LOAD, [key, self.key_for("log", sid)], [int(touch_ttl)])
             elif meta is None:
                 row = self._lane("HMGET", key, "v", "state", "meta", "done")
             else:
@@ -230,9 +232,9 @@ class RedisStore:
             keys.append(self.key_for("answer", sid, write.answer_key))
             args += [_dumps(write.answer), int(write.answer_ttl)]
         with self._op("save"):
-            reply = self._lane.script(self._save.sha, SAVE, keys, args)
+            reply = self._lane.script(SAVE, keys, args)
         code = int(reply[0])
-        if code in (1, 3):  # 3: this very call was applied already, and its reply lost (redis-py resent it)
+        if code in (1, 3):  # 3: this very call was applied already, and its reply lost (the lane resent it)
             self._keep(sid, expected_version + 1, state, write.finished)
             return Saved("saved", expected_version + 1)
         if code == 0:
