@@ -153,7 +153,7 @@ def whatif(game_id: str) -> None:
     body = orjson.dumps({"state": state, "move": move})
     tag = StateTagger(key).tag(game_id, orjson.dumps(state))
     tagged_body = orjson.dumps({"state": state, "state_tag": tag, "move": move})
-    sealed_body = orjson.dumps({"state": sealed.extensions["state_codec"].dump(state), "move": move})
+    sealed_body = orjson.dumps({"state": sealed.extensions["state_codec"].dump(state)[0], "move": move})
     path = f"/v1/games/{game_id}/move"
 
     def per_request(app: Any, url: str, data: bytes, n: int = 500) -> float:

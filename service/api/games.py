@@ -29,9 +29,8 @@ def codec() -> StateCodec:
 
 
 def envelope(state: State, events: list[Event]) -> dict[str, Any]:
-    c = codec()
-    out: dict[str, Any] = {"state": c.dump(state)}
-    tag = c.tag(state)
+    wire, tag = codec().dump(state)
+    out: dict[str, Any] = {"state": wire}
     if tag is not None:
         out["state_tag"] = tag
     legal = engine.legal_moves(state)

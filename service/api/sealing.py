@@ -57,17 +57,15 @@ class SealedCodec:
         self._aead = AESGCM(key)
         self.kid = key_id(key)
 
-    def dump(self, state: State) -> dict[str, Any]:
+    def dump(self, state: State) -> tuple[dict[str, Any], None]:
+        """The sealed state, and no tag: a sealed state authenticates itself."""
         view = engine.view(state, None)
         secret = {k: v for k, v in state.items() if k not in view or view[k] != v}
         plain = orjson.dumps({"keys": list(state), "secret": secret})
         nonce = os.urandom(NONCE)
         box = nonce + self._aead.encrypt(nonce, plain, _aad(state["game"], self.kid, view))
         return {"sealed": FORMAT, "kid": self.kid, "game": state["game"], "view": view,
-                "box": base64.urlsafe_b64encode(box).rstrip(b"=").decode()}
-
-    def tag(self, state: State) -> None:
-        return None  # a sealed state authenticates itself
+                "box": base64.urlsafe_b64encode(box).rstrip(b"=").decode()}, None
 
     def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
         if not is_sealed(raw):

@@ -8,7 +8,9 @@ a bad STATE_TAG_KEY stops the service at start.
 """
 from __future__ import annotations
 
+import base64
 import copy
+import hmac
 import os
 import random
 from typing import Any
@@ -58,6 +60,19 @@ def new(client: FlaskClient, game: str, seed: str = "7a6") -> dict[str, Any]:
     status, env = post(client, f"/v1/games/{game}/new", {"seed": seed})
     assert status == 201, env
     return env
+
+
+@pytest.mark.parametrize("size", [0, 1, 2046, 2047, 2048, 4094, 4095, 10_000])
+def test_a_tag_is_the_hmac_sha256_of_the_game_and_the_state_bytes(size: int) -> None:
+    """The tag is fed to the MAC in slices (so hashing never lets go of the GIL); whatever the length, it is
+    still HMAC-SHA256(key, domain + game + NUL + state bytes), as docs/architecture.md says."""
+    state_json = bytes(random.Random(size).randrange(256) for _ in range(size))
+    expected = hmac.digest(KEY, codec.TAG_DOMAIN + b"femkort\x00" + state_json, "sha256")
+    tagger = codec.StateTagger(KEY)
+    for _ in range(2):  # the keyed MAC is copied, never used up
+        tag = tagger.tag("femkort", state_json)
+        assert tag.startswith(codec.TAG_PREFIX)
+        assert base64.urlsafe_b64decode(tag[len(codec.TAG_PREFIX):] + "=") == expected
 
 
 @pytest.mark.parametrize("game", GAMES)
