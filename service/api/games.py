@@ -28,8 +28,8 @@ def codec() -> StateCodec:
     return c
 
 
-def envelope(state: State, events: list[Event]) -> dict[str, Any]:
-    wire, tag = codec().dump(state)
+def envelope(state: State, events: list[Event], c: StateCodec | None = None) -> dict[str, Any]:
+    wire, tag = (c or codec()).dump(state)
     out: dict[str, Any] = {"state": wire}
     if tag is not None:
         out["state_tag"] = tag
@@ -81,9 +81,10 @@ def new(game: str) -> Response:
 def move(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.MOVE, body())
-    state = codec().load(game, req["state"], req.get("state_tag"))
+    c = codec()
+    state = c.load(game, req["state"], req.get("state_tag"))
     new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
-    return reply(guarded(envelope, new_state, events))
+    return reply(guarded(envelope, new_state, events, c))
 
 
 @bp.post("/v1/games/<game>/legal-moves")
