@@ -51,19 +51,16 @@ class StateTagger:
         block = (hashlib.sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\x00")
         self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block) + TAG_DOMAIN)
         self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
-        self._per_game: dict[str, Any] = {}
+        self._per_game = {game_id: self._keyed_for(game_id) for game_id in engine.all_games()}
 
-    def _inner_for(self, game_id: str) -> Any:
-        inner = self._per_game.get(game_id)
-        if inner is None:
-            inner = self._inner.copy()
-            inner.update(game_id.encode() + b"\x00")
-            if len(self._per_game) < 64:  # game ids come from the path: keep a few, never grow without bound
-                self._per_game[game_id] = inner
+    def _keyed_for(self, game_id: str) -> Any:
+        inner = self._inner.copy()
+        inner.update(game_id.encode() + b"\x00")
         return inner
 
     def tag(self, game_id: str, state_json: bytes) -> str:
-        inner = self._inner_for(game_id).copy()
+        keyed = self._per_game.get(game_id)
+        inner = keyed.copy() if keyed is not None else self._keyed_for(game_id)
         if len(state_json) < _SLICE:
             inner.update(state_json)
         else:

@@ -80,11 +80,16 @@ def new(game: str) -> Response:
 @bp.post("/v1/games/<game>/move")
 def move(game: str) -> Response:
     engine.get_game(game)
-    req = schemas.load(schemas.MOVE, body())
-    c = codec()
+    return reply(judge_move(game, body(), codec()))
+
+
+def judge_move(game: str, payload: Any, c: StateCodec) -> dict[str, Any]:
+    """The answer to a stateless move request (its parsed body) for a known game."""
+    req = schemas.load(schemas.MOVE, payload)
     state = c.load(game, req["state"], req.get("state_tag"))
     new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
-    return reply(guarded(envelope, new_state, events, c))
+    answer: dict[str, Any] = guarded(envelope, new_state, events, c)
+    return answer
 
 
 @bp.post("/v1/games/<game>/legal-moves")

@@ -67,12 +67,13 @@ def test_a_tag_is_the_hmac_sha256_of_the_game_and_the_state_bytes(size: int) -> 
     """The tag is fed to the MAC in slices (so hashing never lets go of the GIL); whatever the length, it is
     still HMAC-SHA256(key, domain + game + NUL + state bytes), as docs/architecture.md says."""
     state_json = bytes(random.Random(size).randrange(256) for _ in range(size))
-    expected = hmac.digest(KEY, codec.TAG_DOMAIN + b"femkort\x00" + state_json, "sha256")
     tagger = codec.StateTagger(KEY)
-    for _ in range(2):  # the keyed MAC is copied, never used up
-        tag = tagger.tag("femkort", state_json)
-        assert tag.startswith(codec.TAG_PREFIX)
-        assert base64.urlsafe_b64decode(tag[len(codec.TAG_PREFIX):] + "=") == expected
+    for game in ("femkort", "no-such-game"):  # a catalogue game's keyed context is kept; any other is made
+        expected = hmac.digest(KEY, codec.TAG_DOMAIN + game.encode() + b"\x00" + state_json, "sha256")
+        for _ in range(2):  # the keyed MAC is copied, never used up
+            tag = tagger.tag(game, state_json)
+            assert tag.startswith(codec.TAG_PREFIX)
+            assert base64.urlsafe_b64decode(tag[len(codec.TAG_PREFIX):] + "=") == expected
 
 
 @pytest.mark.parametrize("game", GAMES)
