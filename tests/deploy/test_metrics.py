@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -58,6 +59,25 @@ def call(port: int, method: str, path: str, body: Any = None, headers: dict[str,
         return client.call(method, path, body, headers, deadline=0)  # no retry: every request is counted
     finally:
         client.close()
+
+
+def counting_workers(instance: Instance) -> set[str]:
+    """The workers (pids) that have counted a request: each writes its own counter file."""
+    return {p.name.split("_")[-1] for p in instance.metrics_dir.glob("counter_*.db")}
+
+
+def serve_on_both_workers(port: int, instance: Instance) -> set[str]:
+    """Make sure both workers have served something before the scrapes. One connection at a time, one worker
+    can accept every one of them (docs/performance.md, "One worker takes every connection"), so send bursts of
+    concurrent /healthz requests, which no assertion counts, until both have."""
+    for _ in range(20):
+        workers = counting_workers(instance)
+        if len(workers) >= 2:
+            return workers
+        with ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(lambda _: call(port, "GET", "/healthz").status, range(64)))
+        assert statuses == [200] * 64
+    return counting_workers(instance)
 
 
 def test_metrics_count_exactly_what_a_run_did(instance: Instance, redis: RedisServer) -> None:
@@ -143,9 +163,9 @@ def test_metrics_count_exactly_what_a_run_did(instance: Instance, redis: RedisSe
     client.close()
 
     # /metrics, scraped several times: whichever worker answers, the numbers are the sums over both.
-    scrapes = [samples(call(port, "GET", "/metrics").body) for _ in range(6)]
-    workers = {p.name.split("_")[-1] for p in instance.metrics_dir.glob("counter_*.db")}
+    workers = serve_on_both_workers(port, instance)
     assert len(workers) == 2, f"one worker served everything ({workers}): the sum over workers is untested"
+    scrapes = [samples(call(port, "GET", "/metrics").body) for _ in range(6)]
     for found in scrapes:
         assert value(found, "referee_requests_total", endpoint=MOVES, game="femkort", status="200") == accepted
         assert value(found, "referee_requests_total", endpoint=MOVES, game="femkort", status="422") == 2
