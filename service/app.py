@@ -12,6 +12,7 @@ from .api.codec import codec_for
 from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
+from .api.sessions import service_for
 from .config import Config
 from .storage import SessionStore, store_for
 
@@ -29,7 +30,8 @@ def create_app(config: Config | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
     app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or os.urandom(32))
-    app.extensions["session_store"] = store_for(config, observability.observe_redis)
+    app.extensions["session_store"] = store = store_for(config, observability.observe_redis)
+    app.extensions["session_service"] = service_for(store, config)
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)

@@ -25,9 +25,10 @@ class StoreUnavailable(Exception):
 class Session:
     """A stored session. ``meta`` never changes after creation; ``state`` is the engine's whole match.
 
-    ``recent`` marks a copy this process kept from its own last read or write of the session instead of
-    reading the store (``load(..., recent=True)``): it may be behind. A save from it is still safe (the
-    compare-and-set refuses a stale version), but nothing may be refused on its evidence alone.
+    ``recent`` is the store's own mark of a copy it kept from this process's last read or write of the
+    session instead of reading the store (``load(..., recent=True)``): it may be behind. A save from it is
+    still safe (the compare-and-set refuses a stale version), but nothing may be refused on its evidence
+    alone: callers ask ``SessionStore.current`` before they refuse, and never read this mark themselves.
     """
 
     id: str
@@ -83,6 +84,10 @@ class SessionStore(Protocol):
         """Compare-and-set: store ``write`` as version ``expected_version + 1`` only if the stored version is
         still ``expected_version``; ``ttl`` is the session's new expiry. A conflict brings the current
         session with it, so the caller can judge the move again without another read."""
+
+    def current(self, session: Session) -> Session | None:
+        """``session`` as stored now (None when it is gone): ``session`` itself when it was read from the
+        store, a fresh read when it is a copy the store kept (which may be behind)."""
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         """The stored answer for ``answer_key``, if any."""

@@ -74,6 +74,9 @@ class MemoryStore:
             self._cond.notify_all()
             return Saved("saved", rec.version)
 
+    def current(self, session: Session) -> Session | None:
+        return session  # this store never hands out kept copies
+
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         with self._cond:
             return self._answer(sid, answer_key)

@@ -245,6 +245,9 @@ class RedisStore:
         self._forget(sid)
         return Saved("gone")
 
+    def current(self, session: Session) -> Session | None:
+        return self.load(session.id) if session.recent else session
+
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         with self._op("answer"):
             raw = self._lane("GET", self.key_for("answer", sid, answer_key))

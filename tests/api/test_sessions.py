@@ -28,7 +28,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api.sessions import cards_in, hidden_params
+from service.api.reveal import cards_in, hidden_params
 from service.app import create_app
 from service.config import Config
 from tests.api.session_clients import play_seat

@@ -229,6 +229,9 @@ def test_a_process_judges_on_its_own_last_copy_and_the_save_catches_a_stale_one(
     assert there.save("s" * 22, 1, write(2, None), 60).kind == "saved"
     behind = here.load("s" * 22, recent=True)
     assert behind is not None and behind.version == 1  # it cannot know yet
+    asked = here.current(behind)  # what a caller asks before it refuses anything on the copy's evidence
+    assert asked is not None and (asked.version, asked.recent) == (2, False)
+    assert here.current(asked) is asked  # read from the store just now: no second read
     outcome = here.save("s" * 22, behind.version, write(2, None), 60)
     assert outcome.kind == "conflict" and outcome.current is not None and outcome.current.version == 2
     fresh = here.load("s" * 22, recent=True)
