@@ -171,26 +171,30 @@ class SessionService:
     def move(self, sid: str, authorization: str | None, raw: bytes, idempotency: str | None) -> MoveAnswer:
         """A move, judged first on the session as this process last saw it (usually current, so that no read
         is needed) and saved with a compare-and-set. Nothing is refused on the evidence of that copy alone:
-        a refusal it leads to is checked again on the session as stored."""
+        a refusal it leads to is checked again on the session as stored. With an Idempotency-Key, a refusal
+        (422, or 409 for the client's version) is given only when no earlier request with the key has been
+        answered: its retry, racing it from another worker, may judge on the state the original made."""
         session = self.find(sid, recent=True)
         try:
             req = self._read(session, authorization, raw, idempotency)
         except ApiError:
             self.current(session)  # a session gone meanwhile is 404, whatever else is wrong with the request
             raise
-        if req.answer_key is not None:
-            prior = self.store.answer(sid, req.answer_key)
-            if prior is not None:
-                return self._replayed(prior, req)
+        prior = self._stored_answer(sid, req)
+        if prior is not None:
+            return self._replayed(prior, req)
         for attempt in range(SAVE_ATTEMPTS):
             try:
                 answer, write = self._judge(session, req)
             except (ApiError, engine.RulesError):
                 fresh = self.current(session)
-                if fresh is session:
-                    raise
-                session = fresh  # the copy was behind: judge again on the stored session
-                continue
+                if fresh is not session:
+                    session = fresh  # the copy was behind: judge again on the stored session
+                    continue
+                prior = self._stored_answer(sid, req)
+                if prior is not None:  # the same request, sent earlier, got in first: that is the answer
+                    return self._replayed(prior, req)
+                raise
             saved = self.store.save(sid, session.version, write, self.ttl_for(write.finished))
             if saved.kind == "saved":
                 return MoveAnswer(answer)
@@ -233,6 +237,9 @@ class SessionService:
         record = None if req.answer_key is None else {"fp": req.fingerprint, "body": answer}
         finished = engine.is_finished(state)
         return answer, Write(state, finished, entry, req.answer_key, record, self.config.session_ttl)
+
+    def _stored_answer(self, sid: str, req: MoveRequest) -> dict[str, Any] | None:
+        return None if req.answer_key is None else self.store.answer(sid, req.answer_key)
 
     @staticmethod
     def _replayed(prior: dict[str, Any], req: MoveRequest) -> MoveAnswer:

@@ -37,6 +37,7 @@ from tests.redis_server import RedisServer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = "application/problem+json"
+SEED = "5eed" * 8  # a creator's seed must have 128 bits at least
 
 
 class Table:
@@ -288,6 +289,42 @@ def test_concurrent_retries_with_one_key_apply_once(client: FlaskClient) -> None
     assert {a[0] for a in answers} == {200}
     assert all(a[1] == answers[0][1] for a in answers)
     assert table.log()["version"] == 1
+
+
+@pytest.mark.parametrize("with_version", [False, True])
+def test_a_retry_racing_its_original_on_another_worker_gets_the_first_answer(
+        make_app: Callable[..., Flask], with_version: bool) -> None:
+    """The original request is applied on worker x while its retry (same Idempotency-Key) is in flight on
+    worker y, between y's look-up of the stored answer and y's judging. Y's own copy of the session is behind,
+    and on the stored state the move is no longer legal (it is done) nor is the client's version current: y
+    must answer with the first answer, not 422 not_your_turn or 409 version_conflict."""
+    prefix = f"t{uuid.uuid4().hex[:10]}:"
+    x, y = make_app(key_prefix=prefix), make_app(key_prefix=prefix)
+    table = Table(x.test_client(), "femkort", players=3, seed=SEED)
+    y.test_client().get(f"/v1/sessions/{table.id}", headers=table.auth(0))  # y keeps version 0
+    rng = random.Random(3)
+    first = table.next_move(rng)
+    assert table.post(first["seat"], {"move": first}).status_code == 200  # on x: version 1
+    move = table.next_move(rng)
+    body = {"move": move, **({"version": 1} if with_version else {})}
+    key = {"Idempotency-Key": f"race-{with_version}"}
+    originals: list[Any] = []
+    y_store = y.extensions["session_store"]
+    look_up = y_store.answer
+
+    def answer_then_original_lands(sid: str, answer_key: str) -> Any:
+        found = look_up(sid, answer_key)
+        if not originals:
+            originals.append(table.post(move["seat"], body, **key))  # the original, on x, lands now
+        return found
+
+    y_store.answer = answer_then_original_lands
+    retry = y.test_client().post(f"/v1/sessions/{table.id}/moves", json=body,
+                                 headers={**table.auth(move["seat"]), **key})
+    assert originals[0].status_code == 200
+    assert retry.status_code == 200, retry.get_json()
+    assert retry.get_json() == originals[0].get_json() and retry.headers["Idempotent-Replayed"] == "true"
+    assert table.log()["version"] == 2
 
 
 # ----- long-poll ------------------------------------------------------------------------
