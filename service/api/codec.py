@@ -93,8 +93,7 @@ class PlainCodec:
             return trusted
         if is_sealed(raw):
             raise engine.InvalidState("This state is sealed, but this service has no sealing key to open it.")
-        engine.check_state(game_id, raw)
-        state: State = raw
+        state: State = engine.check_state(game_id, raw)
         return state
 
     def dump(self, state: State) -> tuple[orjson.Fragment, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import OVER, Deal, Event, Game, State, seats_to_act
+from .base import OVER, Deal, Event, Game, State, clone, seats_to_act
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
 from .moves import Move
@@ -26,16 +26,6 @@ __all__ = [
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
-
-
-def clone(value: Any) -> Any:
-    """A deep copy of a JSON value (much faster than ``copy.deepcopy`` for this shape)."""
-    t = type(value)
-    if t is dict:
-        return {k: clone(v) for k, v in value.items()}
-    if t is list:
-        return [clone(v) for v in value]
-    return value
 
 
 def deals_from(deal: Any = None, deals: Any = None) -> list[Any]:
@@ -69,16 +59,16 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
     return game.new_state(n, opts, seed.lower(), [clone(d) for d in deals])
 
 
-def check_state(game_id: str, state: Any) -> Game:
-    """Validate a client-supplied state for ``game_id``; any inconsistency is InvalidState."""
+def check_state(game_id: str, state: Any) -> State:
+    """Validate a client-supplied state for ``game_id``; any inconsistency is InvalidState. Returns the state
+    to adjudicate: for games on the core's flow the one rebuilt from the state's record (equal to it)."""
     game = get_game(game_id)
     try:
-        game.check_state(state)
+        return game.check_state(state)
     except RulesError:
         raise
     except _INTERNAL_ERRORS as exc:
         raise InvalidState(f"The state is malformed ({type(exc).__name__}).") from exc
-    return game
 
 
 def apply(state: State, move: Any, *, in_place: bool = False) -> tuple[State, list[Event]]:
@@ -89,9 +79,14 @@ def apply(state: State, move: Any, *, in_place: bool = False) -> tuple[State, li
     game = get_game(state["game"])
     if state["phase"] == OVER:
         raise IllegalMove("match_over", "The match is over: no more moves can be made.")
+    events: list[Event] = []
+    if game.flow:
+        step = game.route(state, move)  # refusals before the copy: a refused move costs no copy of the state
+        new = state if in_place else clone(state)
+        game.play_move(new, move, events, step)
+        return new, events
     parsed = game.parse_move(move, state)
     new = state if in_place else clone(state)
-    events: list[Event] = []
     game.dispatch(new, parsed, events)
     return new, events
 

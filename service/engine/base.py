@@ -1,5 +1,22 @@
 """What every game is: a ``Game`` subclass that reads like its rule book.
 
+A game built on the core's flow (``carried`` declared) implements:
+
+    carried                      the game's keys that carry from one deal to the next (chips, scores, dealer...)
+    initial(state)               their values when the match starts
+    deal(state, events)          begin a deal: antes, the cards (``next_deal``), the first phase; only reads
+                                 the core keys and the carried ones
+    build_phases()               {name: flow.Phase}; each action a flow.Step (who may, what it does)
+    check_carried(state)         ranges and sums of the carried values between deals (InvalidState)
+    result(state), card_groups(state), validate_deal(deal, n, opts)
+
+and the core keeps, beside the game's keys, ``log`` (this deal's moves, compact) and ``before`` (the carried
+values as they were before this deal began). A client's state is checked by rebuilding it: the carried values
+before the deal, the deal dealt again from the seed (or the explicit deals), and the logged moves applied
+through the game's own handlers must give exactly the state sent. No rule is written twice.
+
+The older interface, kept while games move over, is:
+
 A state is the plain JSON object of the whole match. The core owns a few keys every game has:
 
     game, v, players, options, seed, deals (explicit deals still to use), dealings (how many
@@ -24,9 +41,11 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from .cards import Card
-from .checks import need, need_cards, need_exact_keys, need_int, need_list, need_pack
+from .checks import need, need_cards, need_dict, need_exact_keys, need_int, need_list, need_pack
 from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
-from .moves import Action, Move, parse_move
+from .flow import Phase, Step
+from .flow import not_your_turn as turn_refusal
+from .moves import Action, Move, check_params, parse_move, read_action
 from .options import FIRST_DEALER, Option, Options, OptionsKey, from_key, options_key, read_options
 from .rng import seed_bytes, shuffled
 
@@ -36,8 +55,22 @@ Handler = Callable[[State, Move, list[Event]], None]
 Deal = dict[str, Any]
 
 CORE_KEYS = ("game", "v", "players", "options", "seed", "deals", "dealings", "phase")
+RECORD_KEYS = ("log", "before")  # games on the core's flow: this deal's moves; the carried values before it
 STATE_VERSION = 1
+FLOW_STATE_VERSION = 2  # states that carry their deal's moves (games on the core's flow)
 OVER = "over"
+MAX_LOG = 5000  # moves in one deal: far above any game's longest deal
+MAX_DEALINGS = 10**6  # no match deals more often than this; a larger count is a forged state
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of a JSON value (much faster than ``copy.deepcopy`` for this shape)."""
+    t = type(value)
+    if t is dict:
+        return {k: clone(v) for k, v in value.items()}
+    if t is list:
+        return [clone(v) for v in value]
+    return value
 
 
 def seats_to_act(moves: list[Move]) -> list[int]:
@@ -60,11 +93,31 @@ class Game:
     # option sets the property tests play, besides the defaults
     sample_options: ClassVar[tuple[Mapping[str, Any], ...]] = ()
 
+    # games on the core's flow: the keys carried from deal to deal (see the module docstring)
+    carried: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self) -> None:
-        self.phases: dict[str, dict[str, Handler]] = self.build_phases()
+        self.phases: dict[str, Any] = self.build_phases()
+        self.flow = bool(self.carried)
+        self.state_version = FLOW_STATE_VERSION if self.flow else STATE_VERSION
+        self.kept = ("dealings", *self.carried)
+        if self.flow:
+            self.secret_keys = self.secret_keys | set(RECORD_KEYS)
 
     # ----- to implement ---------------------------------------------------------------
-    def build_phases(self) -> dict[str, dict[str, Handler]]:
+    def build_phases(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def initial(self, state: State) -> None:
+        """The carried values when the match starts (games on the core's flow)."""
+        raise NotImplementedError
+
+    def deal(self, state: State, events: list[Event]) -> None:
+        """Begin a deal (games on the core's flow): reads only the core keys and the carried ones."""
+        raise NotImplementedError
+
+    def check_carried(self, state: State) -> None:
+        """The carried values between deals: types, ranges and sums (games on the core's flow)."""
         raise NotImplementedError
 
     def pack(self, n: int, options: Options) -> Sequence[Card]:
@@ -78,7 +131,8 @@ class Game:
         return seats_to_act(self.legal_moves(state))
 
     def legal_moves(self, state: State) -> list[Move]:
-        raise NotImplementedError
+        phase: Phase = self.phases[state["phase"]]
+        return phase.legal(state)
 
     def result(self, state: State) -> dict[str, Any] | None:
         raise NotImplementedError
@@ -116,21 +170,107 @@ class Game:
 
     def new_state(self, players: int, options: Options, seed: str, deals: list[Deal]) -> State:
         state: State = {
-            "game": self.id, "v": STATE_VERSION, "players": players, "options": options,
+            "game": self.id, "v": self.state_version, "players": players, "options": options,
             "seed": seed, "deals": deals, "dealings": 0, "phase": "",
         }
-        self.start(state)
+        if self.flow:
+            state.update(log=[], before={})
+            self.initial(state)
+            self.new_deal(state, [])
+        else:
+            self.start(state)
         return state
+
+    def new_deal(self, state: State, events: list[Event]) -> None:
+        """Begin a deal through the game's ``deal``, remembering what it needs to be checked by replay: the
+        carried values as they were before it (``before``) and an empty log. A deal that ends at once and
+        begins the next leaves the record of the last one."""
+        snapshot = {k: clone(state[k]) for k in self.kept}
+        log: list[Any] = []
+        state["log"] = log
+        self.deal(state, events)
+        if state["log"] is log:
+            state["before"] = snapshot
 
     def next_deal(self, state: State) -> Deal:
         """The next dealing of cards: the next explicit deal if any is left, else the seeded shuffle."""
         index = state["dealings"]
         state["dealings"] = index + 1
-        if state["deals"]:
+        if self.flow:
+            if index < len(state["deals"]):
+                fixed: Deal = state["deals"][index]
+                return {"hands": [list(h) for h in fixed["hands"]], "rest": list(fixed["rest"])}
+        elif state["deals"]:
             deal: Deal = state["deals"].pop(0)
             return {"hands": [list(h) for h in deal["hands"]], "rest": list(deal["rest"])}
         cards = shuffled(self.pack(state["players"], state["options"]), state["seed"], f"{self.id}/{index}")
         return self.distribute(cards, state)
+
+    # ----- a move, on the core's flow ----------------------------------------------------
+    def route(self, state: State, raw: Any) -> Step:
+        """The step that takes ``raw``, or the refusal in the contract's order: unknown action, bad seat,
+        wrong phase, not your turn, bad parameters (then the step's handler gives the game's own reasons)."""
+        seat, action = read_action(raw, self.actions, state["players"])
+        step: Step | None = self.phases[state["phase"]].steps.get(action)
+        if step is None:
+            raise IllegalMove("wrong_phase", f"'{action}' is not possible now ({state['phase']} phase).")
+        due = step.seats(state)
+        if seat not in due:
+            raise turn_refusal(seat, due, step.verb)
+        check_params(raw, self.actions[action], action)
+        return step
+
+    def play_move(self, state: State, raw: Any, events: list[Event], step: Step | None = None) -> None:
+        """Apply a move to ``state`` in place and log it with its deal (refusals leave the state unchanged).
+        ``step`` is the move's route when the caller has already found it."""
+        step = step or self.route(state, raw)
+        log = state["log"]
+        entry = self.encode(state, raw)
+        step.do(state, raw, events)
+        if state["log"] is log:  # no new deal began: the move belongs to this deal's record
+            log.append(entry)
+
+    def encode(self, state: State, move: Move) -> Any:
+        """A move as its log entry, made before the move: a card played by the seat whose turn it is, as the
+        card alone (most of a deal's moves, so the log stays small); any other move as
+        ``[seat, action, *parameters in the action's declared order]``."""
+        if move["action"] == "play" and len(move) == 3 and move["seat"] == self.phases[state["phase"]].turn(state):
+            return move["card"]
+        return [move["seat"], move["action"], *(move[k] for k in self.actions[move["action"]].params)]
+
+    def decode(self, state: State, entry: Any) -> Move:
+        """A log entry back to the move (the move itself is checked when it is replayed)."""
+        if isinstance(entry, str):
+            return {"seat": self.phases[state["phase"]].turn(state), "action": "play", "card": entry}
+        need(isinstance(entry, list) and len(entry) >= 2 and isinstance(entry[1], str)
+             and entry[1] in self.actions, "A logged move is malformed.")
+        params = self.actions[entry[1]].params
+        need(len(entry) == 2 + len(params), "A logged move has the wrong parameters.")
+        return {"seat": entry[0], "action": entry[1], **dict(zip(params, entry[2:]))}
+
+    def rebuild(self, state: State) -> State:
+        """The state the client's ``state`` must be: its carried values before this deal, the deal dealt
+        again, and the logged moves replayed through the game's handlers (InvalidState when any step fails)."""
+        log = need_list(state.get("log"), "log")
+        need(len(log) <= MAX_LOG, "The log of this deal is too long.")
+        before = need_dict(state.get("before"), "before")
+        need(set(before) == set(self.kept), "'before' must hold every value carried between deals.")
+        start: State = {k: clone(state[k]) for k in CORE_KEYS}
+        start.update(clone(before))
+        need_int(start["dealings"], "dealings", 0, MAX_DEALINGS)
+        self.check_carried(start)
+        start["phase"] = ""
+        self.new_deal(start, [])
+        for i, entry in enumerate(log):
+            need(start["phase"] != OVER, "The log goes on after the match ended.")
+            move = self.decode(start, entry)
+            current = start["log"]
+            try:
+                self.play_move(start, move, [])
+            except IllegalMove as exc:
+                raise InvalidState(f"Move {i + 1} of this deal is illegal: {exc.message}", move=i) from None
+            need(start["log"] is current, "The log goes on past the end of its deal.")
+        return start
 
     def dispatch(self, state: State, move: Move, events: list[Event]) -> None:
         """Route a well-formed move to its phase's handler (``wrong_phase`` when it has none)."""
@@ -143,19 +283,22 @@ class Game:
         return parse_move(raw, self.actions, state["players"])
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret."""
+        """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret. On the core's flow
+        it also says whose turn it is in the phase's order of play (``turn``), even while a poll is pending."""
         out = {k: v for k, v in state.items() if k not in self.secret_keys}
         hands = state.get("hands")
         if isinstance(hands, list):
             out["hands"] = [list(h) if s == seat else None for s, h in enumerate(hands)]
             out["hand_sizes"] = [len(h) for h in hands]
         out["seat"] = seat
+        if self.flow:
+            out["turn"] = None if state["phase"] == OVER else self.phases[state["phase"]].turn(state)
         return out
 
     def validate_core(self, state: State) -> None:
         need(state.get("game") == self.id, f"This state is not a {self.name} state.")
-        need(type(state.get("v")) is int and state["v"] == STATE_VERSION,
-             f"Unsupported state version (expected {STATE_VERSION}).")
+        need(type(state.get("v")) is int and state["v"] == self.state_version,
+             f"Unsupported state version (expected {self.state_version}).")
         n = need_int(state.get("players"), "players", self.min_players, self.max_players)
         options = state.get("options")
         key = options_key(options)
@@ -170,7 +313,7 @@ class Game:
                 self.check_deal(deal, n, options)
             except InvalidDeal as exc:
                 raise InvalidState(f"A pending deal is invalid: {exc.message}") from exc
-        need_int(state.get("dealings"), "dealings", 0)
+        need_int(state.get("dealings"), "dealings", 0, MAX_DEALINGS)
         need(isinstance(state.get("phase"), str) and (state["phase"] in self.phases or state["phase"] == OVER),
              "'phase' is not a phase of this game.")
 
@@ -197,12 +340,20 @@ class Game:
             raise InvalidDeal(exc.message) from exc
         self.validate_deal(deal, n, options)
 
-    def check_state(self, state: State) -> None:
-        """Full validation of a client-supplied state: the core keys, then the game's invariants."""
+    def check_state(self, state: State) -> State:
+        """Full validation of a client-supplied state; returns the state to adjudicate (on the core's flow,
+        the one rebuilt from its record, so no value of the client's own making is used)."""
         need(isinstance(state, dict), "A state must be a JSON object.")
         self.validate_core(state)
-        self.validate(state)
-        need_pack(self.card_groups(state), self.pack(state["players"], state["options"]))
+        if not self.flow:
+            self.validate(state)
+            need_pack(self.card_groups(state), self.pack(state["players"], state["options"]))
+            return state
+        rebuilt = self.rebuild(state)
+        if rebuilt != state:
+            differs = sorted(k for k in set(rebuilt) | set(state) if rebuilt.get(k, ...) != state.get(k, ...))
+            raise InvalidState(f"'{differs[0]}' does not follow from the deal and its moves.", key=differs[0])
+        return rebuilt
 
     def known_keys(self, state: State, game_keys: Sequence[str]) -> None:
         need_exact_keys(state, "state", (*CORE_KEYS, *game_keys))

@@ -62,6 +62,38 @@ class Action:
     example: Mapping[str, Any] = field(default_factory=dict)
 
 
+def read_action(raw: Any, vocabulary: Mapping[str, Action], players: int) -> tuple[int, str]:
+    """The seat and action of a move, refused in the contract's order: not an object or no known action
+    (``unknown_action``), then a seat that is not a seat of the table (``invalid_parameters``)."""
+    if type(raw) is not dict:
+        raise IllegalMove("invalid_parameters", "A move must be a JSON object with 'seat' and 'action'.")
+    action = raw.get("action")
+    if type(action) is not str or action not in vocabulary:
+        verbs = ", ".join(vocabulary)
+        raise IllegalMove("unknown_action", f"This game has no action {action!r}; its actions are: {verbs}.",
+                          action=action if isinstance(action, str) else None)
+    seat = raw.get("seat")
+    if type(seat) is not int or not 0 <= seat < players:  # type() also refuses bool, an int subclass
+        raise IllegalMove("invalid_parameters", f"'seat' must be a seat number from 0 to {players - 1}.")
+    return seat, action
+
+
+def check_params(raw: Move, spec: Action, action: str) -> None:
+    """The move's other parameters: each known and valid for the action, none missing."""
+    params = spec.params
+    for key, value in raw.items():
+        if key == "seat" or key == "action":
+            continue
+        param = params.get(key)
+        if param is None:
+            raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
+        if not param.valid(value):
+            raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
+    if len(raw) != len(params) + 2:  # every key was checked above, so a shortfall is a missing parameter
+        missing = [k for k in params if k not in raw]
+        raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
+
+
 def parse_move(raw: Any, vocabulary: Mapping[str, Action], players: int) -> Move:
     """The move itself when it is well formed for this game; else IllegalMove.
 

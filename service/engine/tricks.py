@@ -10,13 +10,17 @@ so the legal list and the refusal can never disagree.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import RANKS, Card, card_name, suit_name
 from .errors import IllegalMove
+from .flow import Event, Move, State, Step
+from .seats import left
 
 Play = Sequence  # [seat, card]
+Ladder = list[tuple[list[Card], str]]  # narrowing duties, each with the reason for the cards it excludes
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,8 @@ class TrickTable:
 
 
 def _explain(reason: str, plays: Sequence[Play], allowed: Sequence[Card], trump: str | None) -> str:
+    if not plays:
+        return "That card may not be led now."
     led = plays[0][1][1]
     if reason == "must_follow_suit":
         return f"You must follow suit: you hold {suit_name(led)}."
@@ -143,3 +149,130 @@ def _explain(reason: str, plays: Sequence[Play], allowed: Sequence[Card], trump:
 def _list(cards: Sequence[Card]) -> str:
     names = [card_name(c) for c in cards]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def legal_from(steps: Ladder, hand: Sequence[Card]) -> list[Card]:
+    """The cards a duty ladder leaves: its last, narrowest step, or the whole hand when it has none."""
+    return list(steps[-1][0]) if steps else list(hand)
+
+
+def no_trump(state: State) -> str | None:
+    return None
+
+
+def clockwise(state: State, seat: int) -> int:
+    return left(seat, state["players"])
+
+
+def everyone(state: State) -> int:
+    return int(state["players"])
+
+
+class TrickPlay:
+    """The trick flow every trick game shares, configured by the game that owns it.
+
+    A play is checked (turn, card in hand, lead duties, follow duties), the card goes to the trick in
+    ``state["trick"]["plays"]``; when the trick is complete its winner is found, it moves to
+    ``state["tricks"]`` as ``{"plays", "winner"}``, a ``trick_won`` event is emitted, the game's ``after_trick``
+    hook runs, and when ``deal_over`` says so the game's ``end_deal`` takes over. The winner leads the next trick.
+
+    Configuration (each a function of the state, so options and the deal's trump can decide):
+      table:        the TrickTable (ranks and follow duties) in force
+      trump:        the trump suit, or None
+      first_leader: who leads the deal's first trick
+      next_seat:    the next seat to play after a seat (default: the left-hand neighbour); games where some
+                    seats sit out a deal skip them here
+      size:         cards in a complete trick (default: one per player)
+      lead_duties:  a duty ladder for the leader (default: none, any card may be led)
+      explain_lead: the sentence for a lead duty's refusal
+      winner:       who wins a complete trick (default: the table's ranking with the trump)
+      checks:       a game's own refusals that come before the card's duties (a pending call, say)
+    """
+
+    def __init__(self, *, table: Callable[[State], TrickTable], first_leader: Callable[[State], int],
+                 deal_over: Callable[[State], bool], end_deal: Callable[[State, list[Event]], None],
+                 trump: Callable[[State], str | None] = no_trump,
+                 next_seat: Callable[[State, int], int] = clockwise,
+                 size: Callable[[State], int] = everyone,
+                 lead_duties: Callable[[State, list[Card]], Ladder] | None = None,
+                 explain_lead: Callable[[State, str, list[Card]], str] | None = None,
+                 winner: Callable[[State, Sequence[Play]], int] | None = None,
+                 after_trick: Callable[[State, dict[str, Any], list[Event]], None] | None = None,
+                 checks: Callable[[State, Move], None] | None = None) -> None:
+        self.table, self.trump, self.first_leader = table, trump, first_leader
+        self.deal_over, self.end_deal = deal_over, end_deal
+        self.next_seat, self.size = next_seat, size
+        self.lead_duties, self.explain_lead = lead_duties, explain_lead
+        self.winner = winner or self._ranked_winner
+        self.after_trick, self.checks = after_trick, checks
+
+    # ----- whose turn, what may be played --------------------------------------------------
+    def on_turn(self, state: State) -> int:
+        plays = state["trick"]["plays"]
+        if plays:
+            return self.next_seat(state, plays[-1][0])
+        tricks = state["tricks"]
+        return int(tricks[-1]["winner"]) if tricks else self.first_leader(state)
+
+    def seats(self, state: State) -> tuple[int]:
+        return (self.on_turn(state),)
+
+    def duties(self, state: State, hand: list[Card]) -> Ladder:
+        plays = state["trick"]["plays"]
+        if plays:
+            return self.table(state).ladder(hand, plays, self.trump(state))
+        return self.lead_duties(state, hand) if self.lead_duties else []
+
+    def legal_cards(self, state: State, seat: int) -> list[Card]:
+        hand = state["hands"][seat]
+        return legal_from(self.duties(state, hand), hand)
+
+    def moves(self, state: State) -> list[Move]:
+        seat = self.on_turn(state)
+        return [{"seat": seat, "action": "play", "card": c} for c in self.legal_cards(state, seat)]
+
+    def step(self) -> Step:
+        return Step(self.seats, self.play)
+
+    # ----- the play -------------------------------------------------------------------------
+    def check(self, state: State, move: Move) -> None:
+        """Every refusal of a play by the seat on turn, in order: the game's own, the card, the duties."""
+        if self.checks is not None:
+            self.checks(state, move)
+        seat, card = move["seat"], move["card"]
+        hand = state["hands"][seat]
+        if card not in hand:
+            raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
+        plays = state["trick"]["plays"]
+        for allowed, reason in self.duties(state, hand):
+            if card not in allowed:
+                raise IllegalMove(reason, self._explain(state, reason, plays, allowed), card=card)
+
+    def play(self, state: State, move: Move, events: list[Event]) -> None:
+        self.check(state, move)
+        seat, card = move["seat"], move["card"]
+        state["hands"][seat].remove(card)
+        plays = state["trick"]["plays"]
+        plays.append([seat, card])
+        if len(plays) == self.size(state):
+            self.complete(state, events)
+
+    def complete(self, state: State, events: list[Event]) -> None:
+        plays = state["trick"]["plays"]
+        trick = {"plays": plays, "winner": self.winner(state, plays)}
+        state["tricks"].append(trick)
+        state["trick"] = {"plays": []}
+        events.append({"type": "trick_won", "number": len(state["tricks"]), "winner": trick["winner"],
+                       "plays": [list(p) for p in plays]})
+        if self.after_trick is not None:
+            self.after_trick(state, trick, events)
+        if self.deal_over(state):
+            self.end_deal(state, events)
+
+    def _ranked_winner(self, state: State, plays: Sequence[Play]) -> int:
+        return self.table(state).winner(plays, self.trump(state))
+
+    def _explain(self, state: State, reason: str, plays: Sequence[Play], allowed: list[Card]) -> str:
+        if not plays and self.explain_lead is not None:
+            return self.explain_lead(state, reason, allowed)
+        return _explain(reason, plays, allowed, self.trump(state))
