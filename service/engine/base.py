@@ -234,7 +234,7 @@ class Game:
         """A move as its log entry, made before the move: a card played by the seat whose turn it is, as the
         card alone (most of a deal's moves, so the log stays small); any other move as
         ``[seat, action, *parameters in the action's declared order]``."""
-        if move["action"] == "play" and len(move) == 3 and move["seat"] == self.phases[state["phase"]].turn(state):
+        if move["action"] == "play" and "card" in move and move["seat"] == self.phases[state["phase"]].turn(state):
             return move["card"]
         return [move["seat"], move["action"], *(move[k] for k in self.actions[move["action"]].params)]
 

@@ -79,17 +79,18 @@ def read_action(raw: Any, vocabulary: Mapping[str, Action], players: int) -> tup
 
 
 def check_params(raw: Move, spec: Action, action: str) -> None:
-    """The move's other parameters: each known and valid for the action, none missing."""
+    """The move's other parameters: each known and valid for the action, none missing. A ``ranges`` key (as
+    a legal-move entry carries beside a concrete value, docs/events.md) is accepted and ignored."""
     params = spec.params
     for key, value in raw.items():
-        if key == "seat" or key == "action":
+        if key == "seat" or key == "action" or key == "ranges":
             continue
         param = params.get(key)
         if param is None:
             raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
         if not param.valid(value):
             raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
-    if len(raw) != len(params) + 2:  # every key was checked above, so a shortfall is a missing parameter
+    if len(raw) != len(params) + 2 + ("ranges" in raw):  # every key was checked, so a shortfall is a missing one
         missing = [k for k in params if k not in raw]
         raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
 
