@@ -101,6 +101,8 @@ class Game:
         self.flow = bool(self.carried)
         self.state_version = FLOW_STATE_VERSION if self.flow else STATE_VERSION
         self.kept = ("dealings", *self.carried)
+        play = self.actions.get("play")
+        self.compact_play = play is not None and list(play.params) == ["card"]
         if self.flow:
             self.secret_keys = self.secret_keys | set(RECORD_KEYS)
 
@@ -234,13 +236,13 @@ class Game:
         """A move as its log entry, made before the move: a card played by the seat whose turn it is, as the
         card alone (most of a deal's moves, so the log stays small); any other move as
         ``[seat, action, *parameters in the action's declared order]``."""
-        if move["action"] == "play" and "card" in move and move["seat"] == self.phases[state["phase"]].turn(state):
+        if move["action"] == "play" and self.compact_play and move["seat"] == self.phases[state["phase"]].turn(state):
             return move["card"]
         return [move["seat"], move["action"], *(move[k] for k in self.actions[move["action"]].params)]
 
     def decode(self, state: State, entry: Any) -> Move:
         """A log entry back to the move (the move itself is checked when it is replayed)."""
-        if isinstance(entry, str):
+        if isinstance(entry, str) and self.compact_play:
             return {"seat": self.phases[state["phase"]].turn(state), "action": "play", "card": entry}
         need(isinstance(entry, list) and len(entry) >= 2 and isinstance(entry[1], str)
              and entry[1] in self.actions, "A logged move is malformed.")
