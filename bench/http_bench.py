@@ -262,7 +262,7 @@ def session_requests(svc: Service, sessions: int, moves_each: int) -> tuple[list
     game_id, players, options = SESSION_GAME
 
     def create(i: int) -> list[bytes]:
-        seed = f"{i:x}{random.getrandbits(32):08x}"
+        seed = f"{i:08x}{random.getrandbits(96):024x}"  # a session seed has 128 bits at least
         status, resp = svc.call("POST", "/v1/sessions", {"game": game_id, "players": players, "options": options,
                                                          "seed": seed})
         if status != 201:

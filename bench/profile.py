@@ -95,7 +95,7 @@ def session_workload(game_id: str) -> Any:
     rng = random.Random(5)
     todo = []
     for i in range(60):
-        seed = f"{i:x}ab"
+        seed = f"{i:030x}ab"  # a session seed has 128 bits at least
         created = client.post("/v1/sessions", json={"game": game_id, "players": 4, "seed": seed,
                                                     "options": {"deals": 1000} if game_id == "femkort" else {}}).json
         tokens = {s["seat"]: s["token"] for s in created["seats"]}

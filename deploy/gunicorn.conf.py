@@ -31,12 +31,14 @@ if not os.environ.get("STATE_TAG_KEY"):
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int_env('PORT', 8000)}"
 # Two processes use both cores; threads let a worker hold long-poll requests
-# (GET /v1/sessions/{id}?wait=) without starving the others. reuse_port lets the kernel spread
-# connections evenly across workers (without it gthread workers were seen to take turns unevenly).
+# (GET /v1/sessions/{id}?wait=) without starving the others. No reuse_port: with it a second gunicorn
+# (a stale one, another deployment) binds a port already served and silently takes half its connections;
+# without it the second one fails to start ("Address already in use"). The workers share the master's
+# socket either way, so the option did not spread connections among them.
 worker_class = "gthread"
 workers = _int_env("WEB_CONCURRENCY", 2)
 threads = _int_env("GUNICORN_THREADS", 8)
-reuse_port = True
+reuse_port = False
 timeout = _int_env("GUNICORN_TIMEOUT", 60)
 graceful_timeout = 20
 keepalive = 5

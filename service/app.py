@@ -14,7 +14,7 @@ from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
 from .api.sessions import service_for
 from .config import Config
-from .storage import SessionStore, store_for
+from .storage import SessionStore, StoreUnavailable, store_for
 
 OPENAPI = Path(__file__).resolve().parent.parent / "openapi.yaml"
 MAX_BODY = 4 * 1024 * 1024
@@ -52,9 +52,15 @@ def _ops(app: Flask) -> None:
 
     @app.get("/readyz")
     def readyz() -> Response:
+        """Ready to serve: always, once the app is built. The stateless endpoints need no store, so a Redis
+        outage must not take the pod out of its Service; ``sessions`` says whether the store answers."""
         store: SessionStore = app.extensions["session_store"]
-        store.ping()  # StoreUnavailable -> 503 store_unavailable
-        return reply({"status": "ready", "store": store.name})
+        try:
+            store.ping()
+            sessions = "ok"
+        except StoreUnavailable:
+            sessions = "unavailable"
+        return reply({"status": "ready", "store": store.name, "sessions": sessions})
 
     @app.get("/openapi.yaml")
     def openapi() -> Response:

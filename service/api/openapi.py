@@ -152,7 +152,7 @@ def components() -> dict[str, Any]:
 
 def deal_spec_properties() -> dict[str, Any]:
     return {
-        "players": nullable({"type": "integer", "minimum": 1, "maximum": 64}),
+        "players": nullable({"type": "integer", "description": "Outside the game's range: 422 invalid_request."}),
         "options": nullable({"type": "object", "description": "Game options; see the game's Options schema."}),
         "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{1,128}$"}),
         "deal": nullable(ref("Deal")),
@@ -168,7 +168,9 @@ def stateless_paths() -> dict[str, Any]:
     errors_post = {"400": problem_response("The body is not JSON or not of the documented shape."),
                    "404": problem_response("Unknown game."),
                    "413": problem_response("The body is too large."),
-                   "422": problem_response("Illegal move, invalid state, options, deal or seat.")}
+                   "422": problem_response("Illegal move, invalid state, options, deal, player count or seat; "
+                                           "state_tampered: a sealed state that does not authenticate, or a "
+                                           "plain one when states are sealed.")}
     gp = [game_param()]
     deal_spec = ref("DealSpec")
     return {

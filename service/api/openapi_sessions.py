@@ -44,7 +44,10 @@ def schemas() -> dict[str, Any]:
         "SessionCreate": {
             "type": "object", "required": ["game"], "additionalProperties": False,
             "properties": {"game": {"type": "string", "enum": sorted(engine.all_games())},
-                           **deal_spec_properties()}},
+                           **deal_spec_properties(),
+                           "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{32,128}$",
+                                             "description": "Hex, 128 bits at least: its SHA-256 is published at "
+                                                            "creation (docs/fair-dealing.md). Drawn when absent."})}},
         "SessionCreated": {
             "type": "object", "required": ["id", "version", "seats", "commitment"],
             "properties": {
@@ -160,10 +163,14 @@ def paths() -> dict[str, Any]:
             "parameters": [sid_param()],
             "responses": {"200": ok(ref("SessionLog")), "404": not_found(), "503": unavailable()}}},
         "/readyz": {"get": {
-            "operationId": "readyz", "summary": "Ready: the session store answers.",
-            "responses": {"200": ok({"type": "object", "required": ["status"],
-                                     "properties": {"status": {"type": "string"}, "store": {"type": "string"}}}),
-                          "503": unavailable()}}},
+            "operationId": "readyz",
+            "summary": "Ready to serve; `sessions` says whether the session store answers (the stateless "
+                       "endpoints work either way, so this is 200 even when Redis is down).",
+            "responses": {"200": ok({"type": "object", "required": ["status", "store", "sessions"],
+                                     "properties": {"status": {"type": "string", "enum": ["ready"]},
+                                                    "store": {"type": "string", "enum": ["redis", "memory"]},
+                                                    "sessions": {"type": "string",
+                                                                 "enum": ["ok", "unavailable"]}}})}}},
     }
 
 

@@ -12,18 +12,33 @@ from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validat
 from .errors import ApiError
 
 HEX = validate.Regexp(r"^[0-9a-fA-F]{1,128}$", error="must be 1 to 128 hex digits")
+# A session's seed is committed to publicly before play: short enough and the commitment is brute-forced.
+SECRET_HEX = validate.Regexp(r"^[0-9a-fA-F]{32,128}$",
+                             error="must be 32 to 128 hex digits: a session's seed needs 128 bits at least, or its "
+                                   "published commitment gives it away")
+MOVE_DEPTH = 8  # levels of nesting a move may have (the deepest real one, a list of cards in a move, has 2)
 
 
 class StrictInt(fields.Integer):
+    """A JSON integer. A number with no fractional part (``5.0``) is the same integer, as JSON Schema has it;
+    a bool, a string or ``5.5`` is not one."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        elif isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class DealSpec(Schema):
     class Meta:
         unknown = RAISE
 
-    players = StrictInt(load_default=None, allow_none=True, validate=validate.Range(1, 64))
+    players = StrictInt(load_default=None, allow_none=True)  # the game's own range is checked by the engine (422)
     options = fields.Dict(load_default=None, allow_none=True)
     seed = fields.String(load_default=None, allow_none=True, validate=HEX)
     deal = fields.Dict(load_default=None, allow_none=True)
@@ -62,6 +77,7 @@ class ViewRequest(LegalMovesRequest):
 
 class SessionCreate(DealSpec):
     game = fields.String(required=True)
+    seed = fields.String(load_default=None, allow_none=True, validate=SECRET_HEX)
 
 
 class SessionMove(Schema):
@@ -76,16 +92,31 @@ def load(schema: Schema, body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_request", "The request body must be a JSON object.")
     quick = FAST.get(id(schema))
-    if quick is not None:
-        loaded = quick(body)
-        if loaded is not None:
-            return loaded
-    try:
-        data: dict[str, Any] = schema.load(body)
-    except ValidationError as exc:
-        field, messages = next(iter(_flatten(exc.messages)))
-        raise ApiError(400, "invalid_request", f"'{field}': {messages}", errors=_str_keys(exc.messages)) from None
+    data: dict[str, Any] | None = None if quick is None else quick(body)
+    if data is None:
+        try:
+            data = schema.load(body)
+        except ValidationError as exc:
+            field, messages = next(iter(_flatten(exc.messages)))
+            raise ApiError(400, "invalid_request", f"'{field}': {messages}",
+                           errors=_str_keys(exc.messages)) from None
+    if "move" in data and nested_deeper(data["move"], MOVE_DEPTH):
+        raise ApiError(400, "invalid_request", f"'move': nested more than {MOVE_DEPTH} levels deep.")
     return data
+
+
+def nested_deeper(value: Any, levels: int) -> bool:
+    """Whether a JSON value has containers more than ``levels`` deep (the value itself is level 1). Walked
+    without recursion: a hostile body may nest a thousand levels (orjson reads up to 1024)."""
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth > levels:
+                return True
+            todo.extend((child, depth + 1) for child in (item.values() if kind is dict else item))
+    return False
 
 
 def _str_keys(messages: Any) -> Any:

@@ -11,6 +11,7 @@ the commitment and how to check a finished match with ``replay``.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from flask import Blueprint, Response, current_app, g, request
@@ -26,7 +27,8 @@ from .session_service import SessionService
 bp = Blueprint("sessions", __name__)
 
 DECIMAL = re.compile(r"^[0-9]{1,15}$")
-SECONDS = re.compile(r"^[0-9]{1,9}(\.[0-9]{1,9})?$")
+SECONDS = re.compile(r"^-?[0-9]{1,9}(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?$")  # a JSON number (range checked apart)
+WAIT_MAX = 999_999_999.0  # the largest `wait` openapi.yaml allows (the service waits LONG_POLL_MAX at most)
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -67,9 +69,10 @@ def query_seconds(name: str) -> float:
     raw = request.args.get(name)
     if raw is None:
         return 0.0
-    if not SECONDS.match(raw):
-        raise ApiError(400, "invalid_request", f"'{name}' must be a number of seconds.")
-    return float(raw)
+    seconds = float(raw) if SECONDS.match(raw) else math.nan
+    if not 0 <= seconds <= WAIT_MAX:
+        raise ApiError(400, "invalid_request", f"'{name}' must be a number of seconds, from 0 to {WAIT_MAX:.0f}.")
+    return seconds
 
 
 # ----- endpoints ------------------------------------------------------------------------

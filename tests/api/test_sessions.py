@@ -120,11 +120,11 @@ def test_create_gives_one_token_per_seat_and_the_seed_commitment(app: Flask, cli
                                                                    redis_server: RedisServer) -> None:
     """201 with a Location, distinct unguessable tokens, commitment = SHA-256 of the seed's bytes; Redis
     holds only the tokens' hashes."""
-    table = Table(client, "femkort", players=4, seed="0abc")
+    table = Table(client, "femkort", players=4, seed="0abc" * 8)
     c = table.created
     assert c["version"] == 0 and [s["seat"] for s in c["seats"]] == [0, 1, 2, 3]
     assert len(set(table.tokens)) == 4 and all(len(t) >= 40 for t in table.tokens)
-    assert c["commitment"] == hashlib.sha256(bytes.fromhex("0abc")).hexdigest()
+    assert c["commitment"] == hashlib.sha256(bytes.fromhex("0abc" * 8)).hexdigest()
     assert re.fullmatch(r"[A-Za-z0-9_-]{16,64}", c["id"])
     raw = redis.Redis.from_url(redis_server.url)
     stored = b"".join(v for k in raw.scan_iter(f"*{table.id}*") for v in raw.hgetall(k).values())
@@ -144,8 +144,8 @@ def test_views_show_a_seat_only_its_own_cards(app: Flask, client: FlaskClient) -
 
 
 def test_bad_tokens_and_other_seats_are_refused_with_clear_problems(client: FlaskClient) -> None:
-    table = Table(client, "femkort", players=3, seed="1")
-    other = Table(client, "femkort", players=3, seed="2")
+    table = Table(client, "femkort", players=3, seed="1" * 32)
+    other = Table(client, "femkort", players=3, seed="2" * 32)
     seat = table.get()["to_act"][0]
     move = table.get(seat)["legal_moves"][0]
     url = f"/v1/sessions/{table.id}/moves"
@@ -189,14 +189,14 @@ def test_garbage_ids_bodies_and_headers_are_4xx_problems(client: FlaskClient) ->
     assert body["reason"] == "invalid_parameters"
     is_problem(client.post("/v1/sessions", json={"game": "chess"}), 422, "unknown_game")
     is_problem(client.post("/v1/sessions", json={"players": 3}), 400, "invalid_request")
-    is_problem(client.post("/v1/sessions", json={"game": "femkort", "players": 99}), 400, "invalid_request")
+    is_problem(client.post("/v1/sessions", json={"game": "femkort", "players": 99}), 422, "invalid_request")
     is_problem(client.post("/v1/sessions", json={"game": "femkort", "options": {"ante": -1}}), 422,
                "invalid_options")
     assert table.get()["version"] == 0
 
 
 def test_stale_version_is_409_and_illegal_moves_are_422(client: FlaskClient) -> None:
-    table = Table(client, "femkort", players=3, seed="77")
+    table = Table(client, "femkort", players=3, seed="77" * 16)
     rng = random.Random(3)
     first = table.next_move(rng)
     assert table.post(first["seat"], {"move": first, "version": 0}).get_json()["version"] == 1
@@ -217,8 +217,8 @@ def test_a_worker_whose_copy_is_behind_judges_again_on_the_stored_state(make_app
     the stored state is accepted, every refusal is the stored state's, and no move is applied twice."""
     prefix = f"t{uuid.uuid4().hex[:10]}:"
     a, b, truth = (make_app(key_prefix=prefix) for _ in range(3))
-    table = Table(a.test_client(), "femkort", players=3, seed="77")  # a keeps version 0
-    state = engine.new_match("femkort", 3, {}, "77")
+    table = Table(a.test_client(), "femkort", players=3, seed="77" * 16)  # a keeps version 0
+    state = engine.new_match("femkort", 3, {}, "77" * 16)
     rng = random.Random(8)
 
     def post(app: Flask, move: dict[str, Any], **extra: Any) -> Any:
@@ -247,7 +247,7 @@ def test_a_worker_whose_copy_is_behind_judges_again_on_the_stored_state(make_app
         played += 1
     log = table.log()
     assert log["version"] == played and log["finished"]
-    replayed = engine.new_match("femkort", 3, {}, "77")
+    replayed = engine.new_match("femkort", 3, {}, "77" * 16)
     for m in log["replay"]["moves"]:
         replayed, _ = engine.apply(replayed, m)
     assert replayed == state
@@ -255,7 +255,7 @@ def test_a_worker_whose_copy_is_behind_judges_again_on_the_stored_state(make_app
 
 # ----- idempotency ----------------------------------------------------------------------
 def test_a_retried_post_gets_the_first_answer_and_applies_once(client: FlaskClient) -> None:
-    table = Table(client, "femkort", players=4, seed="5")
+    table = Table(client, "femkort", players=4, seed="5" * 32)
     move = table.next_move(random.Random(1))
     first = table.post(move["seat"], {"move": move}, **{"Idempotency-Key": "retry-1"})
     again = table.post(move["seat"], {"move": move}, **{"Idempotency-Key": "retry-1"})
@@ -271,7 +271,7 @@ def test_a_retried_post_gets_the_first_answer_and_applies_once(client: FlaskClie
 
 def test_concurrent_retries_with_one_key_apply_once(client: FlaskClient) -> None:
     """12 threads send the same request with the same Idempotency-Key at once: one move, one answer."""
-    table = Table(client, "femkort", players=4, seed="6")
+    table = Table(client, "femkort", players=4, seed="6" * 32)
     move = table.next_move(random.Random(1))
     answers: list[Any] = []
     barrier = threading.Barrier(12)
@@ -331,7 +331,7 @@ def test_a_retry_racing_its_original_on_another_worker_gets_the_first_answer(
 def test_long_poll_returns_when_the_version_passes_and_is_bounded(make_app: Callable[..., Flask]) -> None:
     app = make_app(long_poll_max=1.0)
     client = app.test_client()
-    table = Table(client, "femkort", players=3, seed="9")
+    table = Table(client, "femkort", players=3, seed="9" * 32)
     move = table.next_move(random.Random(1))
     threading.Timer(0.3, lambda: table.post(move["seat"], {"move": move})).start()
     started = time.monotonic()
@@ -353,8 +353,8 @@ def test_sessions_expire_unless_played_and_finished_ones_are_kept(make_app: Call
                                                                  redis_server: RedisServer) -> None:
     app = make_app(session_ttl=1, finished_ttl=300)
     client = app.test_client()
-    idle = Table(client, "femkort", players=2, seed="1")
-    busy = Table(client, "femkort", players=2, seed="2")
+    idle = Table(client, "femkort", players=2, seed="1" * 32)
+    busy = Table(client, "femkort", players=2, seed="2" * 32)
     rng = random.Random(4)
     for _ in range(3):
         time.sleep(0.45)
@@ -461,7 +461,7 @@ def assert_log_shows_only_public_cards(table: Table, public_after: dict[int, set
 def test_no_log_entry_shows_a_card_that_went_face_down(app: Flask, client: FlaskClient, game: str) -> None:
     """For every registered game: 60 random moves, then every pre-end log entry shows only cards a
     spectator could see right after that move (discards and exchanges stay hidden)."""
-    table = Table(client, game, seed="c0ffee")
+    table = Table(client, game, seed="c0ffee" * 6)
     rng = random.Random(game)
     public_after: dict[int, set[str]] = {}
     for _ in range(60):
@@ -484,7 +484,7 @@ def test_redis_killed_mid_match_then_restarted(make_app: Callable[..., Flask]) -
     with RedisServer(appendonly=True) as server:
         app = make_app(server)
         client = app.test_client()
-        table = Table(client, "femkort", players=4, options={"deals": 2}, seed="beef")
+        table = Table(client, "femkort", players=4, options={"deals": 2}, seed="beef" * 8)
         rng = random.Random(7)
         accepted = []
         for _ in range(11):
@@ -504,8 +504,7 @@ def test_redis_killed_mid_match_then_restarted(make_app: Callable[..., Flask]) -
         for call in (lambda: table.post(seat, {"move": move}, **{"Idempotency-Key": "k"}),
                      lambda: client.get(f"/v1/sessions/{table.id}", headers=table.auth(seat)),
                      lambda: client.get(f"/v1/sessions/{table.id}/log"),
-                     lambda: client.post("/v1/sessions", json={"game": "femkort"}),
-                     lambda: client.get("/readyz")):
+                     lambda: client.post("/v1/sessions", json={"game": "femkort"})):
             started = time.monotonic()
             resp = call()
             assert time.monotonic() - started < 1.0
@@ -515,8 +514,9 @@ def test_redis_killed_mid_match_then_restarted(make_app: Callable[..., Flask]) -
         assert waiting and waiting[0][0].status_code == 503 and waiting[0][1] - killed_at < 1.5
         assert client.post("/v1/games/femkort/new", json={"players": 4}).status_code == 201
         assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").get_json()["sessions"] == "unavailable"
         server.start()
-        assert client.get("/readyz").status_code == 200
+        assert client.get("/readyz").get_json()["sessions"] == "ok"
         log = table.log()
         assert [e["move"]["seat"] for e in log["entries"]] == [m["seat"] for m in accepted]
         assert log["version"] == 11
@@ -533,7 +533,7 @@ def test_a_frozen_redis_gives_503_within_the_timeout_and_recovers(make_app: Call
     with RedisServer() as server:
         app = make_app(server, redis_timeout=0.25)
         client = app.test_client()
-        table = Table(client, "femkort", players=3, seed="a")
+        table = Table(client, "femkort", players=3, seed="a" * 32)
         server.pause()
         try:
             started = time.monotonic()
@@ -620,8 +620,8 @@ def test_200_racing_submissions_from_many_processes_make_one_legal_history(gunic
 def test_without_redis_url_sessions_use_the_in_process_store() -> None:
     app = create_app(Config(testing=True, log_level="WARNING"))
     client = app.test_client()
-    assert client.get("/readyz").get_json() == {"status": "ready", "store": "memory"}
-    table = Table(client, "femkort", players=2, seed="12")
+    assert client.get("/readyz").get_json() == {"status": "ready", "store": "memory", "sessions": "ok"}
+    table = Table(client, "femkort", players=2, seed="12" * 16)
     rng = random.Random(1)
     while not table.get()["finished"]:
         move = table.next_move(rng)

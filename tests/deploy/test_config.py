@@ -3,6 +3,7 @@ the service before it serves anything, with one line naming the variable (never 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,25 @@ def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) ->
 def test_keys_never_show_in_a_repr() -> None:
     c = Config.from_env({"SEALING_KEY": KEY, "STATE_TAG_KEY": KEY})
     assert "sealing_key" not in repr(c) and "state_tag_key" not in repr(c)
+
+
+def test_gunicorn_will_not_share_a_port_another_server_listens_on() -> None:
+    """A port already served (here by a socket bound with SO_REUSEPORT, as a gunicorn with reuse_port binds
+    it) must stop a second gunicorn at start, not be shared with it: with reuse_port the kernel let both bind
+    and handed half the connections to whichever was stale."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(held.getsockname()[1])}
+        env.pop("REDIS_URL", None)
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        try:
+            proc = subprocess.run([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "service.app:create_app()"],
+                                  cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False)
+        except subprocess.TimeoutExpired:
+            pytest.fail("a second gunicorn started on a port that was already served")
+        assert proc.returncode != 0 and "Address already in use" in proc.stderr, proc.stderr[-800:]
+    finally:
+        held.close()
