@@ -49,6 +49,11 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
     return resp
 
 
+# The engine says what went wrong; the HTTP status is this layer's business: an unknown game is a missing
+# resource, every other rules error is a well-formed request the rules refuse.
+RULES_STATUS = {"unknown_game": 404}
+
+
 def rules_problem(exc: RulesError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(exc, IllegalMove):
@@ -58,7 +63,7 @@ def rules_problem(exc: RulesError) -> Response:
     for key in ("index", "option", "card"):
         if key in exc.details and isinstance(exc.details[key], (str, int)):
             extra[key] = exc.details[key]
-    return problem(exc.status, exc.code, exc.message, **extra)
+    return problem(RULES_STATUS.get(exc.code, 422), exc.code, exc.message, **extra)
 
 
 def register(app: Flask) -> None:

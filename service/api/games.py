@@ -12,7 +12,6 @@ from flask import Blueprint, Response, current_app
 
 from .. import engine
 from ..engine import Event, IllegalMove, RulesError, State
-from ..engine.catalogue import describe
 from . import schemas
 from .codec import StateCodec
 from .errors import ApiError
@@ -62,12 +61,12 @@ def start_match(game_id: str, spec: dict[str, Any]) -> State:
 
 @bp.get("/v1/games")
 def catalogue() -> Response:
-    return reply({"games": [describe(g, full=False) for g in engine.all_games().values()]})
+    return reply({"games": [engine.describe(g, full=False) for g in engine.all_games().values()]})
 
 
 @bp.get("/v1/games/<game>")
 def game_entry(game: str) -> Response:
-    return reply(describe(engine.get_game(game), full=True))
+    return reply(engine.describe(engine.get_game(game), full=True))
 
 
 @bp.post("/v1/games/<game>/new")

@@ -12,8 +12,7 @@ from typing import Any
 import yaml
 
 from .. import engine
-from ..engine.base import Game
-from ..engine.moves import CARD_PATTERN
+from ..engine import CARD_PATTERN, Game
 
 ROOT = Path(__file__).resolve().parents[2]
 JSON = "application/json"

@@ -23,7 +23,6 @@ import orjson
 
 from .. import engine
 from ..config import Config
-from ..engine.rng import seed_bytes
 from ..storage import Session, SessionStore, Write
 from . import schemas
 from .errors import ApiError
@@ -41,7 +40,7 @@ REALM = 'Bearer realm="card-referee"'
 # ----- fair dealing ---------------------------------------------------------------------
 def commitment(seed: str) -> str:
     """SHA-256 (hex) of the seed's bytes: ``bytes.fromhex(seed)``, a leading 0 added to an odd length."""
-    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+    return hashlib.sha256(engine.seed_bytes(seed)).hexdigest()
 
 
 def deals_commitment(deals: list[Any]) -> str | None:

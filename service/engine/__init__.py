@@ -15,14 +15,16 @@ from typing import Any
 from .base import OVER, Deal, Event, Game, State, clone, seats_to_act
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
-from .moves import Move
+from .catalogue import describe
+from .moves import CARD_PATTERN, Move
 from .registry import all_games, get_game
+from .rng import seed_bytes
 
 __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
     "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
-    "deals_from",
+    "deals_from", "hidden_params", "describe", "seed_bytes", "CARD_PATTERN",
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
@@ -112,3 +114,10 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
 def result(state: State) -> dict[str, Any] | None:
     return get_game(state["game"]).result(state) if state["phase"] == OVER else None
+
+
+def hidden_params(state: State, move: Move) -> list[str]:
+    """The parameters of ``move`` (a legal move in ``state``) that the table does not see when it is made,
+    such as cards laid face down: a public record must leave them out until the match is over."""
+    spec = get_game(state["game"]).actions[move["action"]]
+    return sorted(name for name, param in spec.params.items() if name in move and not param.shown)

@@ -11,7 +11,6 @@ class RulesError(Exception):
     """Base class: ``code`` is stable and machine-readable, ``message`` is for a player."""
 
     code = "rules_error"
-    status = 422
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
@@ -51,7 +50,6 @@ class InvalidRequest(RulesError):
 
 class UnknownGame(RulesError):
     code = "unknown_game"
-    status = 404
 
 
 class StateTampered(RulesError):

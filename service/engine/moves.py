@@ -25,6 +25,13 @@ class Param:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    # Does the table see this value when the move is made? Cards laid face down (discards, an exchange) do
+    # not: by default a list of cards is hidden, anything else (a card played, a bid, a suit named) is shown.
+    public: bool | None = None
+
+    @property
+    def shown(self) -> bool:
+        return self.public if self.public is not None else self.kind != "cards"
 
     def valid(self, value: Any) -> bool:
         if self.kind == "card":

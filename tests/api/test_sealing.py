@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 
 from service import engine
 from service.api.sealing import SealedCodec
-from service.api.reveal import cards_in
+from tests.engine.playout import cards_in
 from service.app import create_app
 from service.config import Config
 from tests.engine.playout import concrete

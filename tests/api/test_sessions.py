@@ -28,11 +28,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api.reveal import cards_in, hidden_params
 from service.app import create_app
 from service.config import Config
 from tests.api.session_clients import play_seat
-from tests.engine.playout import concrete
+from tests.engine.playout import cards_in, concrete
 from tests.redis_server import RedisServer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -380,15 +379,12 @@ def test_sessions_expire_unless_played_and_finished_ones_are_kept(make_app: Call
 
 
 # ----- the log and fair dealing -----------------------------------------------------------
-def test_hidden_params_shows_only_cards_the_move_put_in_view() -> None:
-    before = Counter({"QS": 1})
-    assert hidden_params({"seat": 0, "action": "play", "card": "KH"}, before, Counter({"QS": 1, "KH": 1})) == []
-    assert hidden_params({"seat": 0, "action": "buy", "cards": ["KH", "2C"]}, before,
-                         Counter({"QS": 1, "KH": 1})) == ["cards"]
-    assert hidden_params({"seat": 0, "action": "declare", "sequences": []}, before, before) == ["sequences"]
-    assert hidden_params({"seat": 0, "action": "bid", "amount": 3}, before, before) == []
-    assert hidden_params({"seat": 0, "action": "x", "a": "KH", "b": "KH"}, before,
-                         Counter({"QS": 1, "KH": 1})) == ["b"]
+def test_the_engine_says_which_parameters_the_table_does_not_see() -> None:
+    """A card played is seen at once; cards laid face down (Norrlandsknack's discards when buying) are not."""
+    state = engine.new_match("norrlandsknack", 3, {}, "5eed")
+    assert engine.hidden_params(state, {"seat": 0, "action": "play", "card": "KH"}) == []
+    assert engine.hidden_params(state, {"seat": 0, "action": "buy", "cards": ["KH", "2C"]}) == ["cards"]
+    assert engine.hidden_params(state, {"seat": 0, "action": "buy", "cards": []}) == ["cards"]
 
 
 @pytest.mark.parametrize("game,players,spec", [
@@ -416,10 +412,11 @@ def test_a_whole_match_through_sessions_replays_to_the_same_result(app: Flask, c
                 body = table.post(seat, {"move": bad}).get_json()
                 assert body["code"] == "illegal_move" and not card_set(body) & hidden, body
         move = concrete(rng.choice(view["legal_moves"]), rng)
+        shown = cards_shown_by(app, table.id, move)
         resp = table.post(seat, {"move": move, "version": view["version"]})
         assert resp.status_code == 200, resp.get_json()
         current = resp.get_json()
-        public_after[current["version"]] = public_cards(app, table.id)
+        public_after[current["version"]] = public_cards(app, table.id) | shown
         steps += 1
     log = table.log()
     assert log["finished"] and len(log["entries"]) == steps == log["version"]
@@ -436,6 +433,17 @@ def test_a_whole_match_through_sessions_replays_to_the_same_result(app: Flask, c
 def public_cards(app: Flask, sid: str) -> set[str]:
     """The cards a spectator sees now (the engine's spectator view of the true state)."""
     return card_set(engine.view(true_state(app, sid), None))
+
+
+def cards_shown_by(app: Flask, sid: str, move: dict[str, Any]) -> set[str]:
+    """The cards a move shows the whole table as it is made: those its events name (a trick's cards are in
+    ``trick_won`` even when the deal ends with it and the next deal clears the table at once)."""
+    before = true_state(app, sid)
+    _, events = engine.apply(before, move)
+    shown = card_set(events)
+    if any(e["type"] in ("trick", "trick_won") for e in events) and isinstance(before.get("trick"), dict):
+        shown |= card_set(before["trick"]) | {move.get("card")}  # the cards of the trick this move completed
+    return shown
 
 
 def illegal_tries(view: dict[str, Any], game: str) -> list[dict[str, Any]]:
@@ -469,9 +477,10 @@ def test_no_log_entry_shows_a_card_that_went_face_down(app: Flask, client: Flask
         if spectator["finished"]:
             break
         move = table.next_move(rng)
+        shown = cards_shown_by(app, table.id, move)
         answer = table.post(move["seat"], {"move": move})
         assert answer.status_code == 200, answer.get_json()
-        public_after[answer.get_json()["version"]] = public_cards(app, table.id)
+        public_after[answer.get_json()["version"]] = public_cards(app, table.id) | shown
     if not table.get()["finished"]:
         assert_log_shows_only_public_cards(table, public_after)
 

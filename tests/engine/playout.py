@@ -2,13 +2,27 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from service import engine
 from service.engine import IllegalMove, State
+from service.engine.cards import ALL_CODES
 
 Check = Callable[[State, State, dict[str, Any]], None]
+
+
+def cards_in(value: Any) -> Iterator[str]:
+    """Every card code anywhere in a JSON value (dict values and list items, recursively)."""
+    if isinstance(value, str):
+        if value in ALL_CODES:
+            yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from cards_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from cards_in(item)
 
 
 def leaks(view: Any, secret_cards: set[str]) -> set[str]:

@@ -29,3 +29,29 @@ def test_engine_imports_nothing_impure() -> None:
         if bad:
             offenders[str(path.relative_to(ENGINE))] = sorted(bad)
     assert not offenders, f"impure imports in the engine: {offenders}"
+
+
+def test_the_rest_of_the_service_uses_only_the_engines_public_surface() -> None:
+    """Outside the engine, code imports ``service.engine`` (its ``__init__``), never a module inside it."""
+    service = ENGINE.parent
+    offenders = {}
+    for path in sorted(service.rglob("*.py")):
+        if ENGINE in path.parents:
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        inner = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                module = node.module if node.level == 0 else "." * node.level + node.module
+                if "engine." in module:
+                    inner.add(module)
+            elif isinstance(node, ast.Import):
+                inner.update(a.name for a in node.names if a.name.startswith("service.engine."))
+        if inner:
+            offenders[str(path.relative_to(service))] = sorted(inner)
+    assert not offenders, f"imports of the engine's internals: {offenders}"
+
+
+def test_engine_errors_carry_no_http_status() -> None:
+    from service.engine import errors
+    assert not [name for name in dir(errors) if hasattr(getattr(errors, name), "status")]
