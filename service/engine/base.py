@@ -103,8 +103,7 @@ class Game:
         self.kept = ("dealings", *self.carried)
         play = self.actions.get("play")
         self.compact_play = play is not None and list(play.params) == ["card"]
-        if self.flow:
-            self.secret_keys = self.secret_keys | set(RECORD_KEYS)
+        self.hidden_keys = self.secret_keys | set(RECORD_KEYS) if self.flow else self.secret_keys
 
     # ----- to implement ---------------------------------------------------------------
     def build_phases(self) -> dict[str, Any]:
@@ -287,7 +286,7 @@ class Game:
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret. On the core's flow
         it also says whose turn it is in the phase's order of play (``turn``), even while a poll is pending."""
-        out = {k: v for k, v in state.items() if k not in self.secret_keys}
+        out = {k: v for k, v in state.items() if k not in self.hidden_keys}
         hands = state.get("hands")
         if isinstance(hands, list):
             out["hands"] = [list(h) if s == seat else None for s, h in enumerate(hands)]
@@ -310,9 +309,10 @@ class Game:
             _normal_options(self, n, key)  # the same check, remembered for options already found valid
         seed = state.get("seed")
         need(isinstance(seed, str) and is_hex_seed(seed), "'seed' must be a string of hex digits.")
+        normal: Options = state["options"]
         for deal in need_list(state.get("deals"), "deals"):
             try:
-                self.check_deal(deal, n, options)
+                self.check_deal(deal, n, normal)
             except InvalidDeal as exc:
                 raise InvalidState(f"A pending deal is invalid: {exc.message}") from exc
         need_int(state.get("dealings"), "dealings", 0, MAX_DEALINGS)

@@ -16,10 +16,11 @@ from typing import Any
 
 from .cards import RANKS, Card, card_name, suit_name
 from .errors import IllegalMove
-from .flow import Event, Move, State, Step
+from .flow import Event, State, Step
+from .moves import Move
 from .seats import left
 
-Play = Sequence  # [seat, card]
+Play = Sequence[Any]  # [seat, card]
 Ladder = list[tuple[list[Card], str]]  # narrowing duties, each with the reason for the cards it excludes
 
 
