@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -49,6 +50,8 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
     state = engine.new_match(game_id, players, options, seed)
     game = engine.get_game(game_id)
     engine.check_state(game_id, state)
+    pack = Counter(game.pack(players, state["options"]))
+    in_play = conserved_cards(game, state, pack, None)
     moves = 0
     while not engine.is_finished(state):
         legal = engine.legal_moves(state)
@@ -60,7 +63,8 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
         state, _ = engine.apply(state, move)
         moves += 1
         if moves % check_every == 0:
-            engine.check_state(game_id, state)
+            assert engine.check_state(game_id, engine.clone(state)) == state
+            conserved_cards(game, state, pack, in_play)
         assert moves < max_moves, "the match does not end"
     engine.check_state(game_id, state)
     assert engine.legal_moves(state) == [] and engine.to_act(state) == []
@@ -72,6 +76,15 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
     assert sorted(res["ranking"]) == list(range(players))
     assert game.card_groups(state) is not None
     return state, moves
+
+
+def conserved_cards(game: Any, state: State, pack: Counter[str], count: int | None) -> int:
+    """Every card the game's ``card_groups`` place (hands, tricks, stock...) is a card of the pack, none more
+    often than the pack holds it, and as many of them as at the start of the match."""
+    cards = [c for group in game.card_groups(state) for c in group]
+    assert not Counter(cards) - pack, f"cards duplicated or not of the pack: {sorted((Counter(cards) - pack).elements())}"
+    assert count is None or len(cards) == count, f"{count} cards in play became {len(cards)}"
+    return len(cards)
 
 
 def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Random) -> None:
