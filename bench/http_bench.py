@@ -1,8 +1,8 @@
 """HTTP throughput and latency of the real endpoints against echo floors, under the shipped gunicorn config.
 
 The service runs as shipped (deploy/gunicorn.conf.py: gthread, WEB_CONCURRENCY workers x GUNICORN_THREADS
-threads, reuse_port; JSON access log on stdout; Prometheus multiprocess metrics) with BENCH_ENDPOINTS=1,
-which adds the echo floors (service/api/bench_echo.py), and a private redis-server (append-only, as
+threads, reuse_port; JSON access log on stdout; Prometheus multiprocess metrics) as bench/app.py, which
+adds the in-app echo floors (bench/endpoints.py), and a private redis-server (append-only, as
 deploy/serve.sh runs it). The load generator is a separate process (bench/loadgen.py).
 
 Rounds: every round runs each scenario once, at each concurrency, floor first; a ratio is taken within a
@@ -69,11 +69,11 @@ class Service:
         metrics = self.workdir / f"metrics-{self.port}"
         metrics.mkdir()
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), WEB_CONCURRENCY=str(self.workers),
-                   REDIS_URL=self.redis_url, BENCH_ENDPOINTS="1", PROMETHEUS_MULTIPROC_DIR=str(metrics),
+                   REDIS_URL=self.redis_url, PROMETHEUS_MULTIPROC_DIR=str(metrics),
                    STATE_TAG_KEY=base64.urlsafe_b64encode(STATE_TAG_KEY).decode())
         self.log = open(self.workdir / f"gunicorn-{self.port}.log", "wb")
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "service.app:create_app()"],
+        self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "bench.app:create_app()"],
                                      cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
         try:
             self._wait_ready()

@@ -39,9 +39,15 @@ def states_of(game_id: str, matches: int) -> list[tuple[dict[str, Any], dict[str
     return out
 
 
+def with_floors(app: Any) -> Any:
+    """The app with the benchmark-only floor endpoints (bench/endpoints.py), as bench/app.py serves it."""
+    from .endpoints import bp
+    app.register_blueprint(bp)
+    return app
+
+
 def workload(kind: str, game_id: str) -> Any:
     if kind == "http":
-        os.environ["BENCH_ENDPOINTS"] = "1"
         import logging
 
         import orjson
@@ -50,7 +56,7 @@ def workload(kind: str, game_id: str) -> Any:
         from service.config import Config
 
         from .http_bench import mid_match
-        app = create_app(Config(log_level="INFO"))
+        app = with_floors(create_app(Config(log_level="INFO")))
         logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
         client = app.test_client()
         state, move = mid_match(game_id, 4, {}, 9)
@@ -147,10 +153,9 @@ def whatif(game_id: str) -> None:
     from service.config import Config
 
     from .http_bench import mid_match
-    os.environ["BENCH_ENDPOINTS"] = "1"
     key = os.urandom(32)
-    plain = create_app(Config(log_level="INFO", state_tag_key=key))
-    sealed = create_app(Config(log_level="INFO", sealing_key=os.urandom(32)))
+    plain = with_floors(create_app(Config(log_level="INFO", state_tag_key=key)))
+    sealed = with_floors(create_app(Config(log_level="INFO", sealing_key=os.urandom(32))))
     logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
     state, move = mid_match(game_id, 4, {}, 9)
     body = orjson.dumps({"state": state, "move": move})

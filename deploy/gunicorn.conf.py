@@ -30,14 +30,19 @@ if not os.environ.get("STATE_TAG_KEY"):
     os.environ["STATE_TAG_KEY"] = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int_env('PORT', 8000)}"
-# Two processes use both cores; threads let a worker hold long-poll requests
-# (GET /v1/sessions/{id}?wait=) without starving the others. No reuse_port: with it a second gunicorn
-# (a stale one, another deployment) binds a port already served and silently takes half its connections;
-# without it the second one fails to start ("Address already in use"). The workers share the master's
-# socket either way, so the option did not spread connections among them.
-worker_class = "gthread"
+# The gevent worker (docs/deployment.md, "The process model"): one process per core, and in each a greenlet
+# per connection instead of a thread, so a waiting client (an event stream, a long-poll) or one that sends
+# half a request and stalls costs a few kilobytes, not one of a handful of threads. GUNICORN_WORKER=gthread
+# brings back the thread pool (GUNICORN_THREADS threads a worker), where every open request holds a thread.
+# No reuse_port: with it a second gunicorn (a stale one, another deployment) binds a port already served and
+# silently takes half its connections; without it the second one fails to start ("Address already in use").
+# The workers share the master's socket either way, so the option did not spread connections among them.
+worker_class = os.environ.get("GUNICORN_WORKER", "gevent")
+if worker_class not in ("gevent", "gthread"):
+    sys.exit(f"card-referee: GUNICORN_WORKER must be gevent or gthread, got {worker_class!r}")
 workers = _int_env("WEB_CONCURRENCY", 2)
 threads = _int_env("GUNICORN_THREADS", 8)
+worker_connections = _int_env("GUNICORN_WORKER_CONNECTIONS", 4096)
 reuse_port = False
 timeout = _int_env("GUNICORN_TIMEOUT", 60)
 graceful_timeout = 20
@@ -45,6 +50,30 @@ keepalive = 5
 accesslog = None  # the app writes one structured JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+
+
+def _raise_open_files_limit() -> None:
+    """Every open connection is a file descriptor: let each worker have its connections, its Redis connections
+    and some spare (the soft limit is often 1024; the hard limit is what the system allows)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = worker_connections + 1024
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard),
+                                                    hard))
+
+
+_raise_open_files_limit()
+
+
+def post_request(worker, req, environ, resp):  # noqa: ANN001 - gunicorn hook
+    """Under gevent, a connection whose next request is already in would be served again before any other
+    greenlet runs; yielding once after each request serves the connections in turn (it cut the p99 of a
+    loaded worker by half; docs/deployment.md)."""
+    if worker_class == "gevent":
+        from gevent import sleep
+        sleep(0)
+
 
 # Prometheus metrics summed over workers: each worker writes to PROMETHEUS_MULTIPROC_DIR.
 _metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")

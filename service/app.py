@@ -7,8 +7,9 @@ from pathlib import Path
 from flask import Flask, Response
 
 from . import engine
-from .api import bench_echo, errors, observability
+from .api import errors, observability
 from .api.codec import codec_for
+from .api.events import bp as events_bp
 from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
@@ -37,9 +38,8 @@ def create_app(config: Config | None = None) -> Flask:
     observability.install(app)
     app.register_blueprint(games_bp)
     app.register_blueprint(sessions_bp)
+    app.register_blueprint(events_bp)
     _ops(app)
-    if bench_echo.enabled():  # BENCH_ENDPOINTS=1: the floor endpoints of bench/ (docs/performance.md)
-        app.register_blueprint(bench_echo.bp)
     return app
 
 

@@ -27,6 +27,8 @@ class Config:
     session_ttl: int = 24 * 3600          # seconds an idle session lives
     finished_ttl: int = 7 * 24 * 3600     # seconds a finished session is kept
     long_poll_max: float = 30.0           # longest wait a client may ask for, seconds
+    events_heartbeat: float = 15.0        # seconds between keep-alive comments on an idle event stream
+    events_max: float = 3600.0            # seconds an event stream stays open before the client must resume
     key_prefix: str = "cr:"
     log_level: str = "INFO"
     testing: bool = False
@@ -43,6 +45,8 @@ class Config:
             session_ttl=_positive_int(env, "SESSION_TTL", 24 * 3600),
             finished_ttl=_positive_int(env, "FINISHED_TTL", 7 * 24 * 3600),
             long_poll_max=_positive_float(env, "LONG_POLL_MAX", 30.0),
+            events_heartbeat=_positive_float(env, "EVENTS_HEARTBEAT", 15.0),
+            events_max=_positive_float(env, "EVENTS_MAX", 3600.0),
             key_prefix=env.get("KEY_PREFIX", "cr:"),
             log_level=_choice(env, "LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
         )

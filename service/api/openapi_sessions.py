@@ -38,6 +38,22 @@ def sid_param() -> dict[str, Any]:
             "schema": {"type": "string"}}
 
 
+EVENTS_DESCRIPTION = """Events, each `event: <name>` and one line of JSON `data`:
+
+- `view` (with `id:` the session's version): exactly what `GET /v1/sessions/{id}` answers this seat after
+  that move (the `SessionView` schema). The first is the current view, or with `Last-Event-ID` every later
+  version in order.
+- `gap`: `{"code": "gap", "last_event_id", "version", "detail"}` when the client missed more versions than
+  the stream resends (100), or its id is ahead of the session; the current `view` follows.
+- `end`: `{"version", "detail"}` after the view of the move that finished the match; the stream closes.
+- `gone`: the session expired; `error`: `{"code": "store_unavailable"}`, then the stream closes (reconnect
+  with `Last-Event-ID`).
+
+A comment line (`: keep-alive`) comes every EVENTS_HEARTBEAT seconds, and the stream closes after
+EVENTS_MAX seconds (reconnect with `Last-Event-ID`). `retry:` asks EventSource to wait 2 s before
+reconnecting."""
+
+
 def schemas() -> dict[str, Any]:
     seat_list = {"type": "array", "items": ref("Seat")}
     return {
@@ -74,6 +90,15 @@ def schemas() -> dict[str, Any]:
                 "legal_moves": {"type": "array", "items": ref("Move"),
                                 "description": "This seat's legal moves now (none for a spectator)."},
                 "to_act": seat_list, "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
+        "SessionEvent": {
+            "type": "object", "required": ["event", "data"],
+            "description": "One event of the stream (OpenAPI 3.1: the schema of each event, not of the stream).",
+            "properties": {
+                "event": {"type": "string", "enum": ["view", "gap", "end", "gone", "error"]},
+                "data": {"type": "string", "contentMediaType": "application/json",
+                         "description": "One line of JSON: a SessionView for `view`, else {code?, detail, ...}."},
+                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version (view events)."},
+                "retry": {"type": "integer", "minimum": 0}}},
         "SessionMove": {
             "type": "object", "required": ["move"], "additionalProperties": False,
             "properties": {"move": ref("Move"), "version": nullable(
@@ -158,6 +183,28 @@ def paths() -> dict[str, Any]:
                           "413": problem_response("The body is too large."),
                           "422": problem_response("illegal_move (with a reason), or idempotency_key_reused."),
                           "503": unavailable()}}},
+        "/v1/sessions/{id}/events": {"get": {
+            "operationId": "sessionEvents",
+            "summary": "Server-Sent Events: this seat's view (a spectator's without a token) after every move.",
+            "description": EVENTS_DESCRIPTION,
+            "security": optional_auth,
+            "parameters": [sid_param(),
+                           {"name": "Last-Event-ID", "in": "header", "required": False,
+                            "description": "The id (version) of the last event received: the stream resends "
+                                           "every later version, or a gap notice and the current view. Empty "
+                                           "means none.",
+                            "schema": {"type": "string", "pattern": "^[0-9]{0,15}$"}},
+                           {"name": "after", "in": "query", "required": False,
+                            "description": "The same as Last-Event-ID, for a first connection that cannot set "
+                                           "headers (Last-Event-ID wins when both are sent).",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 999999999999999}}],
+            "responses": {
+                "200": {"description": "The event stream (see the description for its events).",
+                        "headers": {"Cache-Control": {"schema": {"type": "string", "enum": ["no-store"]}}},
+                        "content": {"text/event-stream": {"schema": ref("SessionEvent")}}},
+                "204": {"description": "The match is over and the client has its last event: nothing will "
+                                       "follow (EventSource stops reconnecting)."},
+                "400": bad, "401": unauthorized(), "404": not_found(), "503": unavailable()}}},
         "/v1/sessions/{id}/log": {"get": {
             "operationId": "getSessionLog", "summary": "The public move log; the seed and every move once finished.",
             "parameters": [sid_param()],

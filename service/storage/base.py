@@ -11,8 +11,12 @@ A record is plain JSON (never pickle). Versions start at 0 and grow by one with 
 """
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .notify import Watch
 
 Json = Any
 
@@ -94,6 +98,16 @@ class SessionStore(Protocol):
 
     def log(self, sid: str) -> tuple[Session, list[dict[str, Json]]] | None:
         """The session and its move log (oldest first), read together."""
+
+    def version(self, sid: str) -> int | None:
+        """The session's version, or None when it does not exist."""
+
+    def entries(self, sid: str, first: int, last: int) -> list[dict[str, Json]]:
+        """The log entries of versions ``first`` to ``last`` (both included), oldest first."""
+
+    def watching(self, sid: str) -> AbstractContextManager[Watch]:
+        """Register a watch on the session's moves (storage/notify.py) for the ``with`` block. Read the
+        session only after it is registered, and again after each ``watch.wait``: no move is then missed."""
 
     def wait(self, sid: str, after: int, timeout: float) -> None:
         """Return once the session's version is above ``after``, or after ``timeout`` seconds."""

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import AbstractContextManager
 
 import orjson
 
 from .base import Json, Saved, Session, Write
+from .notify import Watch, Watchers, wait_past
 
 
 class _Record:
@@ -37,6 +39,7 @@ class MemoryStore:
         self._answers: dict[tuple[str, str], tuple[bytes, float]] = {}
         self._cond = threading.Condition()
         self._next_sweep = 0.0
+        self._watchers = Watchers()
 
     def create(self, session: Session, ttl: int) -> None:
         with self._cond:
@@ -71,8 +74,9 @@ class MemoryStore:
             rec.expires = now + ttl
             if write.answer_key is not None:
                 self._answers[(sid, write.answer_key)] = (orjson.dumps(write.answer), now + write.answer_ttl)
-            self._cond.notify_all()
-            return Saved("saved", rec.version)
+            version = rec.version
+        self._watchers.notify(sid)
+        return Saved("saved", version)
 
     def current(self, session: Session) -> Session | None:
         return session  # this store never hands out kept copies
@@ -88,15 +92,21 @@ class MemoryStore:
                 return None
             return self._session(sid, rec), [orjson.loads(e) for e in rec.log]
 
-    def wait(self, sid: str, after: int, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
+    def version(self, sid: str) -> int | None:
         with self._cond:
-            while True:
-                rec = self._live(sid)
-                left = deadline - time.monotonic()
-                if rec is None or rec.version > after or left <= 0:
-                    return
-                self._cond.wait(min(left, 1.0))
+            rec = self._live(sid)
+            return None if rec is None else rec.version
+
+    def entries(self, sid: str, first: int, last: int) -> list[dict[str, Json]]:
+        with self._cond:
+            rec = self._live(sid)
+            return [] if rec is None or last < first else [orjson.loads(e) for e in rec.log[first - 1:last]]
+
+    def watching(self, sid: str) -> AbstractContextManager[Watch]:
+        return self._watchers.watching(sid)
+
+    def wait(self, sid: str, after: int, timeout: float) -> None:
+        wait_past(self, sid, after, timeout)
 
     def ping(self) -> None:
         return None

@@ -7,7 +7,8 @@ Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share on
                                     nonces (the last saves' nonces)
     <prefix>log:{<id>}              list: one JSON entry per accepted move, oldest first
     <prefix>answer:{<id>}:<hash>    string: the first answer to a move request with an Idempotency-Key
-    <prefix>moved:{<id>}            pub/sub channel: the new version after each accepted move
+    <prefix>moved:{<id>}            pub/sub channel: the new version after each accepted move; each process
+                                    listens to all of them on one connection (storage/notify.py)
 
 A read is one ``HMGET`` (the meta, which never changes, is read once per session and process and kept),
 or the ``LOAD`` script when it also refreshes the expiry. A move may skip the read: each process keeps the
@@ -39,6 +40,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import orjson
@@ -50,6 +52,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
 from .base import Json, Saved, Session, StoreUnavailable, Write
+from .notify import Listener, Watch, wait_past
 
 NONCE_HEX = 16    # hex digits of a save's nonce
 NONCES_KEPT = 8   # the session hash remembers this many of the last saves' nonces
@@ -124,14 +127,17 @@ RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB 
 
 
 class _Lane:
-    """Commands sent straight over a connection of this thread's own, made like the pool's (same address,
-    timeouts, database, client name). A command that fails on the connection (Redis restarted, a lost
-    reply, a timeout) is sent once more on a fresh connection: safe for reads, and for ``SAVE`` thanks to
-    its nonce. An error reply (``ResponseError``) is raised as is; the connection stays usable."""
+    """Commands sent straight over a connection taken from a small free list of this process's own, made like
+    the pool's (same address, timeouts, database, client name). A command that fails on the connection (Redis
+    restarted, a lost reply, a timeout) is sent once more on a fresh connection: safe for reads, and for
+    ``SAVE`` thanks to its nonce. An error reply (``ResponseError``) is raised as is; the connection stays
+    usable. The list holds as many connections as commands were ever in flight at once (gthread: at most its
+    threads; gevent: the busiest moment's requests), not one per thread or greenlet that ever ran."""
 
     def __init__(self, pool: redis.ConnectionPool) -> None:
         self.pool = pool
-        self.local = threading.local()
+        self.idle: list[Any] = []
+        self.pid = os.getpid()
 
     def __call__(self, *args: Any) -> Any:
         try:
@@ -149,14 +155,25 @@ class _Lane:
 
     def _once(self, args: tuple[Any, ...]) -> Any:
         conn = self._connection()
-        conn.send_packed_command(conn.pack_command(*args), check_health=False)
-        return conn.read_response()  # closes the connection itself on a socket error or a timeout
+        try:
+            conn.send_packed_command(conn.pack_command(*args), check_health=False)
+            return conn.read_response()  # closes the connection itself on a socket error or a timeout
+        finally:
+            self.idle.append(conn)  # a closed one reconnects on its next command
 
     def _connection(self) -> Any:
-        conn = getattr(self.local, "conn", None)
-        if conn is None or conn.pid != os.getpid():  # none yet in this thread, or one inherited over a fork
-            conn = self.local.conn = self.pool.connection_class(**self.pool.connection_kwargs)
-        return conn
+        if self.pid != os.getpid():  # connections inherited over a fork belong to the parent
+            self.pid, self.idle = os.getpid(), []
+        try:
+            return self.idle.pop()  # atomic under the GIL; no switch to another greenlet in between
+        except IndexError:
+            return self.pool.connection_class(**self.pool.connection_kwargs)
+
+
+def _subscriber(pool: redis.ConnectionPool) -> Any:
+    """A connection for the move listener: made like the pool's, but with no read timeout (it sits waiting
+    for messages; notify.Listener pings it to find out that it died)."""
+    return pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
 
 
 def _dumps(value: Json) -> str:
@@ -184,6 +201,8 @@ class RedisStore:
         # behind (another worker moved meanwhile) and returns the current state; the API judges again.
         self._recent: dict[str, tuple[int, str, bool]] = {}
         self._lock = threading.Lock()
+        pool = self.r.connection_pool
+        self._listener = Listener(lambda: _subscriber(pool), self.key_for("moved", "")[:-1], timeout)
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
@@ -265,40 +284,23 @@ class RedisStore:
 
     def version(self, sid: str) -> int | None:
         with self._op("version"):
-            v = self.r.hget(self.key_for("session", sid), "v")
+            v = self._lane("HGET", self.key_for("session", sid), "v")
         return None if v is None else int(v)
 
-    def wait(self, sid: str, after: int, timeout: float) -> None:
-        """Subscribe to the session's channel, then check the version (so no move can slip in between),
-        then wait for a message. The version is re-read every second in case a message was missed."""
-        deadline = time.monotonic() + timeout
-        with self._op("wait"):
-            pubsub = self.r.pubsub()
-            try:
-                pubsub.subscribe(self.key_for("moved", sid))
-                self._await_subscribed(pubsub, deadline)
-                while True:
-                    current = self.version(sid)
-                    if current is None or current > after:
-                        return
-                    tick_end = min(deadline, time.monotonic() + 1.0)
-                    while (left := tick_end - time.monotonic()) > 0:
-                        msg = pubsub.get_message(ignore_subscribe_messages=True, timeout=left)
-                        if msg and msg.get("type") == "message" and int(msg["data"]) > after:
-                            return
-                    if time.monotonic() >= deadline:
-                        return
-            finally:
-                pubsub.close()
+    def entries(self, sid: str, first: int, last: int) -> list[dict[str, Json]]:
+        """The log entries of versions ``first`` to ``last`` (the entry of version v is the log's item v-1)."""
+        if last < first:
+            return []
+        with self._op("entries"):
+            raw = self._lane("LRANGE", self.key_for("log", sid), first - 1, last - 1)
+        return [orjson.loads(e) for e in raw]
 
-    def _await_subscribed(self, pubsub: Any, deadline: float) -> None:
-        limit = min(deadline, time.monotonic() + self.timeout)
-        while (left := limit - time.monotonic()) > 0:
-            msg = pubsub.get_message(timeout=left)
-            if msg and msg.get("type") == "subscribe":
-                return
-        if time.monotonic() < deadline:
-            raise RedisTimeoutError("no subscription confirmation")
+    def watching(self, sid: str) -> AbstractContextManager[Watch]:
+        """A watch on the session's moves, registered with this process's one subscription (notify.py)."""
+        return self._listener.watching(sid)
+
+    def wait(self, sid: str, after: int, timeout: float) -> None:
+        wait_past(self, sid, after, timeout)
 
     def ping(self) -> None:
         with self._op("ping"):

@@ -23,7 +23,7 @@ from tests.redis_server import RedisServer
 ROOT = Path(__file__).resolve().parents[2]
 # The session endpoints run against a real, private redis-server (stopped at exit by tests/redis_server.py).
 REDIS = RedisServer().start()
-APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract:", long_poll_max=1.0))
+APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract:", long_poll_max=1.0, events_max=1.0))
 SCHEMA = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
 EXAMPLES = int(os.environ.get("API_EXAMPLES", "60"))
 

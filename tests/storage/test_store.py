@@ -286,24 +286,23 @@ def test_a_frozen_redis_times_out_within_the_bound(prefix: str) -> None:
         assert loaded is not None
 
 
-def test_a_moves_commands_use_one_connection_per_thread_and_none_from_before_a_fork(
+def test_a_moves_commands_reuse_idle_connections_and_none_from_before_a_fork(
         redis_server: RedisServer, prefix: str) -> None:
+    """Commands in flight at once take a connection each; afterwards they wait in the idle list for the next
+    command, so a process holds as many as it ever needed at once (not one per thread or greenlet). A
+    connection made before a fork is never used in the child."""
     s = RedisStore(redis_server.url, prefix, TIMEOUT)
     s.create(session(), 60)
-    seen: list[object] = []
-
-    def read() -> None:
+    for _ in range(3):
         assert s.load("s" * 22) is not None
-        seen.append(s._lane.local.conn)
-
-    threads = [threading.Thread(target=read) for _ in range(3)]
+    assert len(s._lane.idle) == 1  # one after another: one connection
+    threads = [threading.Thread(target=lambda: s._lane("BLPOP", prefix + "nothing", 0.1)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len({id(c) for c in seen}) == 3
-    read()
-    mine = s._lane.local.conn
-    mine.pid = -1  # as a forked child sees its parent's connection
-    read()
-    assert s._lane.local.conn is not mine and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"
+    assert len({id(c) for c in s._lane.idle}) == 3
+    before = list(s._lane.idle)
+    s._lane.pid = -1  # as a forked child sees its parent's connections
+    assert s.load("s" * 22) is not None
+    assert not any(c in before for c in s._lane.idle) and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"

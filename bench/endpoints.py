@@ -1,8 +1,8 @@
-"""Benchmark-only endpoints: the HTTP floor that bench/ measures the real endpoints against.
+"""Benchmark-only endpoints: the in-app floors that bench/ measures the real endpoints against.
 
-Registered only when the environment has ``BENCH_ENDPOINTS=1`` (service/app.py); never in a normal
-deployment, and not part of openapi.yaml. Both run inside the same app as the real endpoints, so they pay
-the same Flask, gunicorn, request-id, metrics and access-log costs, and nothing else:
+Registered by bench/app.py on top of the service's own app, never in a deployment, and not part of
+openapi.yaml. They run inside the same app as the real endpoints, so they pay the same Flask, gunicorn,
+request-id, metrics and access-log costs, and nothing else (bench/bare_echo.py is the floor without them):
 
     POST /bench/echo         parse the JSON body with orjson (service.api.json.body) and send it back (reply)
     POST /bench/echo-redis   the same, plus one Redis GET and one SET of the body (two round trips) through
@@ -21,15 +21,10 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app
 
-from .errors import ApiError
-from .json import body, reply
+from service.api.errors import ApiError
+from service.api.json import body, reply
 
 bp = Blueprint("bench_echo", __name__)
-ENV = "BENCH_ENDPOINTS"
-
-
-def enabled() -> bool:
-    return os.environ.get(ENV) == "1"
 
 
 @bp.post("/bench/echo")
