@@ -28,7 +28,8 @@ from ..storage import Session, SessionStore, StoreUnavailable
 from ..storage.notify import Watch
 from .errors import ApiError
 from .games import guarded, start_match
-from .sessions import DECIMAL, authenticate, config, query_int, seat_answer, session_or_404, store
+from .session_service import seat_answer
+from .sessions import DECIMAL, config, query_int, service, store
 
 bp = Blueprint("events", __name__)
 log = logging.getLogger("service.api.events")
@@ -41,8 +42,9 @@ HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}  # the latter
 @bp.get("/v1/sessions/<sid>/events")
 def events(sid: str) -> Response:
     last = last_event_id()
-    session = session_or_404(sid, touch="Authorization" in request.headers)
-    seat = authenticate(session, required=False)
+    sessions = service()
+    session = sessions.find(sid, touch="Authorization" in request.headers)
+    seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
     if session.finished and last is not None and last >= session.version:
         return Response(status=204, headers=HEADERS)  # nothing more will come: EventSource stops reconnecting
     stream = Stream(store(), config(), session, seat, last)

@@ -90,7 +90,7 @@ def test_every_version_is_an_event_and_the_stream_ends_with_the_match(client: Fl
     """A seat and a spectator follow a whole match: one `view` event per version, ids 0..N in order, each
     exactly what GET answered that seat at that version, then `end`, then the stream closes. A finished
     session's stream resumed from its last id answers 204 (EventSource then stops reconnecting)."""
-    table = Table(client, "femkort", players=3, options={"deals": 1}, seed="5e55")
+    table = Table(client, "femkort", players=3, options={"deals": 1}, seed="5e55" * 8)
     seat_reader, spectator_reader = Reader(client, table.id, table.auth(0)), Reader(client, table.id)
     seat_reader.wait_for(1)
     spectator_reader.wait_for(1)
@@ -114,7 +114,7 @@ def test_a_reconnecting_client_gets_every_version_it_missed(client: FlaskClient)
     """A seat reads versions 0-2, disconnects, four moves happen, and it reconnects with Last-Event-ID 2: it
     gets 3, 4, 5 and 6, each the view GET gave at that version (computed again from the log). Missing
     more than RESUME_MAX versions gives a `gap` notice and the current view; so does an id from the future."""
-    table = Table(client, "femkort", players=4, options={"deals": 3}, seed="d15c")
+    table = Table(client, "femkort", players=4, options={"deals": 3}, seed="d15c" * 8)
     rng = random.Random(5)
     first = Reader(client, table.id, table.auth(1), stop_after=3)
     first.wait_for(1)
@@ -142,7 +142,7 @@ def test_a_reconnecting_client_gets_every_version_it_missed(client: FlaskClient)
 def test_moves_in_a_burst_are_each_sent(client: FlaskClient) -> None:
     """Moves made faster than the stream wakes are each sent, in order, from the state the stream holds and
     the logged moves: nothing is skipped, and each event is the view at its own version."""
-    table = Table(client, "tomato", players=4, seed="b0b0")
+    table = Table(client, "tomato", players=4, seed="b0b0" * 8)
     reader = Reader(client, table.id, table.auth(2))
     reader.wait_for(1)
     answers = {}
@@ -162,7 +162,7 @@ def test_a_spectator_never_sees_a_hidden_card(app: Flask, client: FlaskClient, g
     """For every game, 40 random moves made in bursts (so the stream computes missed versions itself): no event
     a spectator receives shows a card of any hand, or more than the spectator view of the true state at its
     version; no event a seat receives shows a card of another seat's hand; none shows the seed."""
-    table = Table(client, game, seed="c0ffee")
+    table = Table(client, game, seed="c0ffee" * 8)
     spectator, seat0 = Reader(client, table.id), Reader(client, table.id, table.auth(0))
     spectator.wait_for(1)
     seat0.wait_for(1)
