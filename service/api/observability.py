@@ -8,15 +8,15 @@
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
 import re
 import sys
 import time
-import uuid
 from typing import Any
+
+import orjson
 
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -44,10 +44,14 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {"ts": round(record.created, 3), "level": record.levelname, "logger": record.name,
                                "msg": record.getMessage()}
-        out.update({k: v for k, v in record.__dict__.items() if k not in self.RESERVED and not k.startswith("_")})
+        fields = getattr(record, "fields", None)  # the access log's fields, given as one dict (cheaper)
+        if isinstance(fields, dict):
+            out.update(fields)
+        out.update({k: v for k, v in record.__dict__.items()
+                    if k not in self.RESERVED and k != "fields" and not k.startswith("_")})
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, default=str)
+        return orjson.dumps(out, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def configure_logging(level: str) -> None:
@@ -58,6 +62,12 @@ def configure_logging(level: str) -> None:
     handler.setFormatter(JsonFormatter())
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # What no line of ours shows, and every record would otherwise compute (the logging HOWTO's
+    # "Optimization"): the caller's file and line (a walk up the stack), the thread's and the process's names.
+    logging._srcfile = None  # type: ignore[attr-defined]
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
 
 
 _redis_latency: dict[str, Any] = {}  # each operation's histogram child, looked up once (on every move's path)
@@ -81,40 +91,101 @@ def illegal_move(reason: str) -> None:
     g.illegal_reason = reason
 
 
-def _game_label() -> str:
-    game = (request.view_args or {}).get("game") or getattr(g, "game", None)
+def _game_label(req: Any, ctx: Any) -> str:
+    game = (req.view_args or {}).get("game") or getattr(ctx, "game", None)
     return game if isinstance(game, str) and game in engine.all_games() else "-"
 
 
+def write_access(fields: dict[str, Any]) -> None:
+    """One access line, the same JSON as ``access.info("request", extra={"fields": fields})`` would write, but
+    written straight to the JSON handler when nothing else is configured for it (no filters, no other
+    handlers): a LogRecord, its formatting and the logging calls around it were the most of what the access
+    log cost per request (docs/performance.md). Otherwise it goes through logging."""
+    handler = _plain_json_handler()
+    if handler is None:
+        access.info("request", extra={"fields": fields})
+        return
+    line = orjson.dumps({"ts": round(time.time(), 3), "level": "INFO", "logger": access.name, "msg": "request",
+                         **fields}).decode()
+    handler.acquire()
+    try:
+        handler.stream.write(line + handler.terminator)
+        handler.flush()
+    finally:
+        handler.release()
+
+
+def _plain_json_handler() -> logging.StreamHandler[Any] | None:
+    root = logging.getLogger()
+    if access.handlers or access.filters or not access.propagate or root.filters or len(root.handlers) != 1:
+        return None
+    handler = root.handlers[0]
+    if (not isinstance(handler, logging.StreamHandler) or handler.filters or handler.level > logging.INFO
+            or type(handler.formatter) is not JsonFormatter):
+        return None
+    return handler
+
+
+_V4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_V4_SET = (0x8000 << 48) | (0x4000 << 64)
+
+
 def new_request_id() -> str:
-    """A random version-4 UUID in hex. Not uuid.uuid4(): that reads os.urandom, a system call during which the
-    thread lets go of the GIL, and under gunicorn's threads getting it back costs more than the rest of the id.
-    An id must be unique, not secret; the random module reseeds itself in every forked worker."""
-    return uuid.UUID(int=random.getrandbits(128), version=4).hex
+    """A random version-4 UUID in hex (RFC 4122: the version and variant bits set, as uuid.UUID(version=4) does).
+    Not uuid.uuid4(): that reads os.urandom, a system call during which the thread lets go of the GIL. An id must
+    be unique, not secret; the random module reseeds itself in every forked worker."""
+    return "%032x" % (random.getrandbits(128) & _V4_CLEAR | _V4_SET)
+
+
+class _Children:
+    """A metric's child for each label combination, looked up once (``labels`` takes a lock and checks the
+    labels on every call; the combinations are few: route templates, games, statuses)."""
+
+    def __init__(self, metric: Any) -> None:
+        self.metric = metric
+        self.kids: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *labels: str) -> Any:
+        kid = self.kids.get(labels)
+        if kid is None:
+            kid = self.kids[labels] = self.metric.labels(*labels)
+        return kid
+
+
+_requests, _latency, _illegal = _Children(REQUESTS), _Children(LATENCY), _Children(ILLEGAL)
+QUIET = frozenset(("/metrics", "/healthz", "/readyz"))  # routes without an access log line
 
 
 def install(app: Flask) -> None:
+    # Each hook takes the request and g through their proxies once (every proxy access is a context lookup).
     @app.before_request
     def _start() -> None:
-        g.started = time.perf_counter()
-        rid = request.headers.get("X-Request-ID", "")
-        g.request_id = rid if REQUEST_ID.match(rid) else new_request_id()
+        ctx = g._get_current_object()
+        ctx.started = time.perf_counter()
+        rid = request.environ.get("HTTP_X_REQUEST_ID", "")
+        ctx.request_id = rid if REQUEST_ID.match(rid) else new_request_id()
 
     @app.after_request
     def _finish(resp: Response) -> Response:
-        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
-        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        game = _game_label()
-        REQUESTS.labels(endpoint, game, str(resp.status_code)).inc()
-        LATENCY.labels(endpoint, game).observe(elapsed)
-        reason = g.get("illegal_reason")
+        ctx, req = g._get_current_object(), request._get_current_object()
+        elapsed = time.perf_counter() - getattr(ctx, "started", time.perf_counter())
+        rule = req.url_rule
+        endpoint = rule.rule if rule is not None else "unmatched"
+        game = _game_label(req, ctx)
+        status = resp.status_code
+        _requests(endpoint, game, str(status)).inc()
+        _latency(endpoint, game).observe(elapsed)
+        reason = getattr(ctx, "illegal_reason", None)
         if reason:
-            ILLEGAL.labels(game, reason).inc()
-        resp.headers["X-Request-ID"] = g.get("request_id", "")
-        if endpoint not in ("/metrics", "/healthz", "/readyz"):
-            access.info("request", extra={"method": request.method, "route": endpoint, "status": resp.status_code,
-                                          "ms": round(elapsed * 1000, 2), "request_id": g.get("request_id"),
-                                          "game": game, **({"reason": reason} if reason else {})})
+            _illegal(game, reason).inc()
+        request_id = getattr(ctx, "request_id", "")
+        resp.headers["X-Request-ID"] = request_id
+        if endpoint not in QUIET and access.isEnabledFor(logging.INFO):
+            fields = {"method": req.method, "route": endpoint, "status": status, "ms": round(elapsed * 1000, 2),
+                      "request_id": request_id, "game": game}
+            if reason:
+                fields["reason"] = reason
+            write_access(fields)
         return resp
 
     @app.get("/metrics")
