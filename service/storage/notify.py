@@ -35,6 +35,7 @@ log = logging.getLogger("service.storage")
 POLL_SECONDS = 1.0    # the listener checks this often whether anyone still waits
 PING_SECONDS = 10.0   # an idle subscription is pinged this often; twice that in silence means it is dead
 RETRY_SECONDS = 0.5   # pause before subscribing again after a failure, while someone waits
+SUBSCRIBE_SECONDS = 5.0  # longest a waiter waits for the subscription to stand (a failure ends it at once)
 
 
 class Watch:
@@ -86,6 +87,12 @@ class Watchers:
         with self._lock:
             group = list(self._by_sid.get(sid, ()))
         for watch in group:
+            watch.notify()
+
+    def notify_all(self) -> None:
+        with self._lock:
+            everyone = [w for group in self._by_sid.values() for w in group]
+        for watch in everyone:
             watch.notify()
 
     def lose_all(self) -> None:
@@ -150,11 +157,17 @@ class Listener:
 
     @contextmanager
     def watching(self, sid: str) -> Iterator[Watch]:
-        """A registered watch; the subscription is confirmed before this yields (else StoreUnavailable)."""
+        """A registered watch; the subscription is confirmed before this yields. StoreUnavailable when it
+        fails (at once) or does not stand within SUBSCRIBE_SECONDS (a busy process may take a moment to run
+        the listener when a thousand clients come at once)."""
         with self.watchers.watching(sid) as watch:
             self._start()
-            if not self._subscribed.wait(self._timeout):
-                raise StoreUnavailable("could not subscribe to move notifications")
+            deadline = time.monotonic() + max(SUBSCRIBE_SECONDS, self._timeout)
+            while not self._subscribed.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreUnavailable("could not subscribe to move notifications")
+                watch.wait(left)  # woken by the subscription, or StoreUnavailable when it failed
             yield watch
 
     def _start(self) -> None:
@@ -217,3 +230,4 @@ class Listener:
             # Whoever registered before this reads the version after it (``watching`` waits for it), and
             # whoever waited through a broken subscription was told so: no move goes unheard.
             self._subscribed.set()
+            self.watchers.notify_all()
