@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Stateless payloads: real mid-match states (femkort: follow suit and head the trick; tomato: trumps).
 PAYLOAD_GAMES = [("femkort", 4, {}, 9), ("tomato", 4, {}, 12)]
 SESSION_GAME = ("femkort", 4, {"deals": 1000})
+BARE = "bench.bare_echo:create_app()"
 STATE_TAG_KEY = os.urandom(32)  # the service's STATE_TAG_KEY in the benchmark, so that the bench can tag states
 
 
@@ -57,10 +58,11 @@ def free_port() -> int:
 
 # ----- the service under test -----------------------------------------------------------------------------
 class Service:
-    """gunicorn with deploy/gunicorn.conf.py on a free port of 127.0.0.1."""
+    """gunicorn with deploy/gunicorn.conf.py on a free port of 127.0.0.1: the service with the in-app floors
+    (bench/app.py), or with ``app`` the bare Flask echo (bench/bare_echo.py)."""
 
-    def __init__(self, workers: int, redis_url: str, workdir: Path) -> None:
-        self.workers, self.redis_url, self.workdir = workers, redis_url, workdir
+    def __init__(self, workers: int, redis_url: str, workdir: Path, app: str = "bench.app:create_app()") -> None:
+        self.workers, self.redis_url, self.workdir, self.app = workers, redis_url, workdir, app
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -73,7 +75,7 @@ class Service:
                    STATE_TAG_KEY=base64.urlsafe_b64encode(STATE_TAG_KEY).decode())
         self.log = open(self.workdir / f"gunicorn-{self.port}.log", "wb")
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", "bench.app:create_app()"],
+        self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", self.app],
                                      cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
         try:
             self._wait_ready()
@@ -91,7 +93,7 @@ class Service:
                 tail = Path(self.log.name).read_bytes()[-2000:].decode(errors="replace")
                 raise RuntimeError(f"gunicorn exited:\n{tail}")
             try:
-                if self.get("/readyz")[0] == 200 and len(self.worker_pids()) == self.workers:
+                if self.get("/healthz")[0] in (200, 404) and len(self.worker_pids()) == self.workers:
                     break
             except OSError:
                 pass
@@ -100,6 +102,8 @@ class Service:
             raise RuntimeError("gunicorn did not become ready in 30 s")
         for _ in range(50):  # let every worker import and serve once
             self.get("/healthz")
+        if self.app != BARE and self.get("/readyz")[0] != 200:
+            raise RuntimeError("the service is not ready (Redis?)")
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -234,6 +238,27 @@ def stateless_scenarios(svc: Service) -> list[dict[str, Any]]:
     return out
 
 
+def bare_scenarios(bare: Service, scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The bare Flask echo (bench/bare_echo.py) of each payload game's echo body: the stricter floor."""
+    out = []
+    for s in scenarios:
+        if not s["name"].startswith("echo:"):
+            continue
+        body = s["requests"][0].partition(b"\r\n\r\n")[2]
+        status, resp = bare.call("POST", "/bench/echo", orjson.loads(body))
+        if status != 200:
+            raise RuntimeError(f"the bare echo answered {status}: {resp[:300]!r}")
+        out.append({"name": "bare_" + s["name"], "floor": "bare_" + s["name"], "path": "/bench/echo (bare Flask)",
+                    "request_bytes": len(body), "response_bytes": len(resp), "requests": s["requests"]})
+    return out
+
+
+def bare_floor_of(endpoint: str) -> str:
+    """The bare echo an endpoint is read against: its payload game's, femkort's for the Redis endpoints."""
+    game = endpoint.split(":", 1)[1] if ":" in endpoint else "femkort"
+    return f"bare_echo:{game}"
+
+
 def echo_redis_scenario(svc: Service) -> dict[str, Any]:
     state, move = mid_match(*PAYLOAD_GAMES[0])
     body = orjson.dumps({"state": state, "move": move})
@@ -308,9 +333,9 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     floors: dict[tuple[str, int], list[dict[str, Any]]] = {}
 
-    def one(name: str, c: int, requests: list[bytes] | Callable[[], list[bytes]], floor_of: str | None, r: int
-            ) -> dict[str, Any]:
-        res = balanced_run(svc, requests, c, seconds, tool, workdir)
+    def one(name: str, c: int, requests: list[bytes] | Callable[[], list[bytes]], floor_of: str | None, r: int,
+            target: Service | None = None) -> dict[str, Any]:
+        res = balanced_run(target or svc, requests, c, seconds, tool, workdir)
         runs.setdefault((name, c), []).append(res)
         if floor_of is not None:
             floors.setdefault((floor_of, c), []).append(res)
@@ -321,14 +346,19 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
             f"p99 {res['p99_ms']:.2f} ms  cpu {res['cpu_us_per_request']:.0f} us/req  errors {res['errors']}{extra}")
         return res
 
-    with Service(workers, redis_url, workdir) as svc:
+    with Service(workers, redis_url, workdir) as svc, Service(workers, redis_url, workdir, BARE) as bare:
         scenarios = stateless_scenarios(svc) + [echo_redis_scenario(svc)]
         lane = echo_redis_lane_scenario(svc, scenarios[-1])
         by_name = {s["name"]: s for s in scenarios}
         info = {s["name"]: {"path": s["path"], "floor": s["floor"], "request_bytes": s["request_bytes"],
                             "response_bytes": s["response_bytes"]} for s in scenarios + [lane]}
+        bare_echoes = bare_scenarios(bare, scenarios)
+        info.update({s["name"]: {"path": s["path"], "floor": s["name"], "request_bytes": s["request_bytes"],
+                                 "response_bytes": s["response_bytes"]} for s in bare_echoes})
         for r in range(rounds):
             for c in levels:
+                for s in bare_echoes:  # the bare floors of this round, on their own gunicorn
+                    one(s["name"], c, s["requests"], None, r, bare)
                 for s in scenarios:
                     if s["floor"] == s["name"]:
                         continue
@@ -354,7 +384,8 @@ def measure(mode: str, tool: str, workdir: Path, redis_url: str, log: Any = prin
                                         "response_bytes": resp_bytes, "sessions": sessions,
                                         "game": SESSION_GAME[0], "options": SESSION_GAME[2]}
         memory = svc.memory()
-    return {"workers": workers, "threads": int(os.environ.get("GUNICORN_THREADS", "8")), "worker_class": "gthread",
+    return {"workers": workers, "threads": int(os.environ.get("GUNICORN_THREADS", "8")),
+            "worker_class": os.environ.get("GUNICORN_WORKER", "gevent"),
             "levels": levels, "rounds": rounds, "seconds": seconds, "pairing": "each endpoint run right after a run "
             "of its floor; ratio per pair, median over rounds", "endpoints": info,
             "results": summarise(runs, floors, info), "memory_after": memory}
@@ -383,6 +414,14 @@ def summarise(runs: dict[tuple[str, int], list[dict[str, Any]]],
                     "unbalanced_retries": sum(r.get("retries", 0) for r in rs),
                     "unbalanced_kept": sum(1 for r in rs if r.get("balanced") is False),
                     "errors": sum(r["errors"] for r in rs), "requests": sum(r["requests"] for r in rs)})
+        bare = runs.get((bare_floor_of(name), c))
+        if bare is not None:
+            out[-1]["rps_ratio_bare"] = round(statistics.median(a["rps"] / b["rps"] for a, b in zip(rs, bare)), 3)
+            out[-1]["p99_ratio_bare"] = round(statistics.median(a["p99_ms"] / b["p99_ms"] for a, b in zip(rs, bare)
+                                                                if b["p99_ms"] > 0), 3)
+            out[-1]["cpu_ratio_bare"] = round(statistics.median(
+                b["cpu_us_per_request"] / a["cpu_us_per_request"] for a, b in zip(rs, bare)
+                if a.get("cpu_us_per_request")), 3)
         lanes = runs.get(("echo_redis_lane", c)) if name == "session_move" else None
         if lanes:
             out[-1]["rps_ratio_vs_lane"] = round(statistics.median(a["rps"] / b["rps"] for a, b in zip(rs, lanes)), 3)

@@ -41,21 +41,24 @@ def tables(res: dict[str, Any]) -> str:
                    f"{r['move_us']}, {r['validate_us']}, {r['state_bytes']}, {r['response_bytes']} |")
     h = res.get("http")
     if h:
-        out += ["", f"**HTTP** (gunicorn {h['worker_class']}, {h['workers']} workers x {h['threads']} threads; "
+        shape = f"{h['workers']} workers" + (f" x {h['threads']} threads" if h["worker_class"] == "gthread" else "")
+        out += ["", f"**HTTP** (gunicorn {h['worker_class']}, {shape}; "
                 f"{h['rounds']} rounds of {h['seconds']} s per scenario and concurrency; ratios are medians of "
                 "per-round ratios to the floor measured in the same round; CPU is the workers' CPU time per request, "
                 "and its ratio is floor CPU / endpoint CPU; retried: runs repeated because a worker did less than "
                 "half its share)", "",
-                "| connections | endpoint | floor | req/s | x floor req/s | p50 ms | p99 ms | x floor p99 | "
-                "CPU us/req | x floor by CPU | retried | errors |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| connections | endpoint | floor | req/s | x floor req/s | x bare echo req/s | p50 ms | p99 ms | "
+                "x floor p99 | x bare echo p99 | CPU us/req | x floor by CPU | x bare by CPU | retried | errors |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in h["results"]:
             bold = r["endpoint"].startswith("move:") or r["endpoint"] == "session_move"
             ratio = f"**{r['rps_ratio']}**" if bold else str(r["rps_ratio"])
-            out.append(f"| {r['connections']} | {r['endpoint']} | {r['floor']} | {r['rps']:.0f} | {ratio} | "
-                       f"{r['p50_ms']} | {r['p99_ms']} | {r['p99_ratio']} | {r.get('cpu_us_per_request', '-')} | "
-                       f"{r.get('cpu_ratio', '-')} | {r.get('unbalanced_retries', '-')} | "
-                       f"{r['errors']} of {r['requests']} |")
+            bare = r.get("rps_ratio_bare", "-")
+            bare = f"**{bare}**" if r["endpoint"].startswith(("move:", "echo:")) else bare
+            out.append(f"| {r['connections']} | {r['endpoint']} | {r['floor']} | {r['rps']:.0f} | {ratio} | {bare} | "
+                       f"{r['p50_ms']} | {r['p99_ms']} | {r['p99_ratio']} | {r.get('p99_ratio_bare', '-')} | "
+                       f"{r.get('cpu_us_per_request', '-')} | {r.get('cpu_ratio', '-')} | {r.get('cpu_ratio_bare', '-')} | "
+                       f"{r.get('unbalanced_retries', '-')} | {r['errors']} of {r['requests']} |")
         lanes = [f"{r['rps_ratio_vs_lane']} at {r['connections']}" for r in h["results"]
                  if r.get("rps_ratio_vs_lane") is not None]
         if lanes:

@@ -32,7 +32,8 @@ if str(ROOT) not in sys.path:
 from bench import engine_bench, http_bench, loadgen  # noqa: E402
 
 TARGETS = {"move_rps_ratio_min": 0.8, "move_p99_ratio_max": 1.5, "session_rps_ratio_min": 0.8,
-           "engine_ratio_max": 15.0, "growth_end_over_start_max": 1.5}
+           "engine_ratio_max": 15.0, "growth_end_over_start_max": 1.5,
+           "echo_over_bare_rps_min": 0.9, "move_over_bare_rps_min": 0.8, "move_over_bare_p99_max": 1.5}
 
 
 def machine() -> dict[str, Any]:
@@ -78,6 +79,14 @@ def verdicts(res: dict[str, Any]) -> list[dict[str, Any]]:
                     TARGETS["move_rps_ratio_min"], True)
                 add(f"http {r['endpoint']} c={r['connections']}: p99 over echo p99", r["p99_ratio"],
                     TARGETS["move_p99_ratio_max"], False)
+            if r["endpoint"].startswith("echo:") and r.get("rps_ratio_bare") is not None:
+                add(f"http {r['endpoint']} c={r['connections']}: req/s over the bare echo", r["rps_ratio_bare"],
+                    TARGETS["echo_over_bare_rps_min"], True)
+            if r["endpoint"].startswith("move:") and r.get("rps_ratio_bare") is not None:
+                add(f"http {r['endpoint']} c={r['connections']}: req/s over the bare echo", r["rps_ratio_bare"],
+                    TARGETS["move_over_bare_rps_min"], True)
+                add(f"http {r['endpoint']} c={r['connections']}: p99 over the bare echo's", r["p99_ratio_bare"],
+                    TARGETS["move_over_bare_p99_max"], False)
             if r["endpoint"] == "session_move":
                 add(f"http session_move c={r['connections']}: req/s over echo+Redis GET/SET", r["rps_ratio"],
                     TARGETS["session_rps_ratio_min"], True)
@@ -159,7 +168,8 @@ def _table(res: dict[str, Any], log: Any) -> None:
     if res.get("http"):
         for r in res["http"]["results"]:
             log(f"  c={r['connections']:<3} {r['endpoint']:<22} {r['rps']:>8.0f} req/s  x{r['rps_ratio']:.2f} of "
-                f"{r['floor']:<13} p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms (x{r['p99_ratio']})  "
+                f"{r['floor']:<13} x{r.get('rps_ratio_bare')} of bare  p50 {r['p50_ms']:.2f} ms  "
+                f"p99 {r['p99_ms']:.2f} ms (x{r['p99_ratio']}, x{r.get('p99_ratio_bare')} of bare)  "
                 f"by CPU x{r.get('cpu_ratio')}  retried {r.get('unbalanced_retries')}")
     if res.get("scale"):
         rps = [s["move_rps"] for s in res["scale"]]
