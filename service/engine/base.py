@@ -210,9 +210,13 @@ class Game:
     # ----- a move, on the core's flow ----------------------------------------------------
     def route(self, state: State, raw: Any) -> Step:
         """The step that takes ``raw``, or the refusal in the contract's order: unknown action, bad seat,
-        wrong phase, not your turn, bad parameters (then the step's handler gives the game's own reasons)."""
+        (the phase's ``guard``: the game's own reasons its spec puts first), wrong phase, not your turn, bad
+        parameters (then the step's handler gives the game's own reasons)."""
         seat, action = read_action(raw, self.actions, state["players"])
-        step: Step | None = self.phases[state["phase"]].steps.get(action)
+        phase: Phase = self.phases[state["phase"]]
+        if phase.guard is not None:
+            phase.guard(state, seat, action)
+        step: Step | None = phase.steps.get(action)
         if step is None:
             raise IllegalMove("wrong_phase", f"'{action}' is not possible now ({state['phase']} phase).")
         due = step.seats(state)

@@ -47,6 +47,9 @@ class Phase:
     steps: Mapping[str, Step]
     legal: Callable[[State], list[Move]]
     turn: Callable[[State], int | None] = field(default=lambda state: None)
+    # the game's own refusals of a seat that its spec orders before the shared ones (a folded player, a move
+    # other than the due answer while a poll is pending): ``guard(state, seat, action)`` raises or returns
+    guard: Callable[[State, int, str], None] | None = None
 
 
 def anyone(state: State) -> range:
@@ -75,14 +78,18 @@ def not_your_turn(seat: int, due: Collection[int], verb: str = "play") -> Illega
 @dataclass(frozen=True, slots=True)
 class Poll:
     """A question answered in turn, clockwise from the asker, stored under ``key`` as
-    ``{"caller": seat, "answers": [seats that agreed]}``; one refusal ends it.
+    ``{"caller": seat, "answers": [seats that have answered]}``.
 
-    ``answerers(state, caller)`` lists who must answer, in order (default: everyone else, clockwise).
+    ``answerers(state, caller)`` lists who must answer, in order (default: everyone else, clockwise); it must
+    give the same list for as long as the poll is pending. With ``refusal_ends`` (a call for better cards
+    that needs everyone's consent, a challenge that stops the asking) the first refusal closes the poll;
+    without it everyone answers (stay or fold after a knock), and the game records what each answer did.
     """
 
     key: str
     answerers: Callable[[State, int], Sequence[int]] = field(
         default=lambda state, caller: order_from(caller, state["players"])[1:])
+    refusal_ends: bool = True
 
     def pending(self, state: State) -> bool:
         return state[self.key] is not None
@@ -98,9 +105,10 @@ class Poll:
         state[self.key] = {"caller": caller, "answers": []}
 
     def answer(self, state: State, seat: int, agree: bool) -> bool:
-        """Record an answer; True when everyone has agreed (the poll is then closed)."""
+        """Record an answer; True when everyone has answered (with ``refusal_ends``: everyone agreed). The
+        poll is closed then, or at once by a refusal that ends it."""
         poll = state[self.key]
-        if not agree:
+        if not agree and self.refusal_ends:
             state[self.key] = None
             return False
         poll["answers"].append(seat)

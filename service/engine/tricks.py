@@ -183,6 +183,8 @@ class TrickPlay:
       first_leader: who leads the deal's first trick
       next_seat:    the next seat to play after a seat (default: the left-hand neighbour); games where some
                     seats sit out a deal skip them here
+      leader:       who leads when a seat is due to lead (default: that seat); games where players drop out
+                    during a deal pass the lead on from one who has
       size:         cards in a complete trick (default: one per player)
       lead_duties:  a duty ladder for the leader (default: none, any card may be led)
       explain_lead: the sentence for a lead duty's refusal
@@ -194,6 +196,7 @@ class TrickPlay:
                  deal_over: Callable[[State], bool], end_deal: Callable[[State, list[Event]], None],
                  trump: Callable[[State], str | None] = no_trump,
                  next_seat: Callable[[State, int], int] = clockwise,
+                 leader: Callable[[State, int], int] | None = None,
                  size: Callable[[State], int] = everyone,
                  lead_duties: Callable[[State, list[Card]], Ladder] | None = None,
                  explain_lead: Callable[[State, str, list[Card]], str] | None = None,
@@ -202,7 +205,7 @@ class TrickPlay:
                  checks: Callable[[State, Move], None] | None = None) -> None:
         self.table, self.trump, self.first_leader = table, trump, first_leader
         self.deal_over, self.end_deal = deal_over, end_deal
-        self.next_seat, self.size = next_seat, size
+        self.next_seat, self.size, self.leader = next_seat, size, leader
         self.lead_duties, self.explain_lead = lead_duties, explain_lead
         self.winner = winner or self._ranked_winner
         self.after_trick, self.checks = after_trick, checks
@@ -213,7 +216,8 @@ class TrickPlay:
         if plays:
             return self.next_seat(state, plays[-1][0])
         tricks = state["tricks"]
-        return int(tricks[-1]["winner"]) if tricks else self.first_leader(state)
+        due = int(tricks[-1]["winner"]) if tricks else self.first_leader(state)
+        return due if self.leader is None else self.leader(state, due)
 
     def seats(self, state: State) -> tuple[int]:
         return (self.on_turn(state),)

@@ -42,13 +42,12 @@ def deal(hands: dict[int, list[str]], n: int, rest: list[str] | None = None,
 def start(hands: dict[int, list[str]], n: int = 4, dealer: int | None = None, rest: list[str] | None = None,
           totals: list[int] | None = None, **options: Any) -> State:
     """A new match from an explicit first deal (dealer n-1 unless given, so eldest is seat 0);
-    ``totals`` are set as the totals before this deal (then the state is validated)."""
+    ``totals`` are the scores before this deal: the deal is rebuilt from them, then the state is checked."""
     options["first_dealer"] = n - 1 if dealer is None else dealer
     state = engine.new_match(GAME, n, options, "5eed", deals=[deal(hands, n, rest)])
     if totals is not None:
-        state["totals"] = list(totals)
-        state["poverty"] = engine.get_game(GAME).find_poverty(state, state["totals"])  # type: ignore[attr-defined]
-        engine.check_state(GAME, state)
+        state["before"]["scores"] = list(totals)
+        state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
     return state
 
 
@@ -78,7 +77,7 @@ def events_of(state: State, *moves: Any) -> tuple[State, list[dict[str, Any]]]:
 def to_play(state: State, signals: dict[int, str] | None = None) -> State:
     """Everyone keeps, then warns (``none`` unless given)."""
     while state["phase"] == "exchange":
-        state = go(state, mv(state["turn"], "keep"))
+        state = go(state, mv(state["exchanger"], "keep"))
     while state["phase"] == "warnings":
         seat = engine.to_act(state)[0]
         state = go(state, mv(seat, "warn", signal=(signals or {}).get(seat, "none")))
@@ -168,11 +167,11 @@ def test_T3_a_deal_with_two_knocks() -> None:
     state = go(state, mv(3, "fold"), mv(0, "stay"))
     assert state["folded"] == [None, 1, None, 2]
     state, ev = events_of(state, mv(0, "play", card="7D"), mv(2, "play", card="9S"))
-    over = next(e for e in ev if e["type"] == "deal_over")
-    assert over["winner"] == 0 and over["penalties"] == [0, 1, 3, 2]
-    assert state["totals"] == [0, 1, 3, 2]
+    over = next(e for e in ev if e["type"] == "deal_settled")
+    assert over["winner"] == 0 and over["changes"] == [0, 1, 3, 2]
+    assert state["scores"] == [0, 1, 3, 2]
     assert state["dealer"] == 0 and state["dealings"] == 2 and state["phase"] == "exchange"
-    assert state["turn"] == 1  # eldest of the new dealer
+    assert state["exchanger"] == 1  # eldest of the new dealer
 
 
 # ----- T4 knock limits -----------------------------------------------------------------------
@@ -232,7 +231,7 @@ STOCK = ["7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
 def test_T6_exchange_and_challenge(case: str, old: list[str], penalised: int) -> None:
     rest = [c for c in STOCK if c not in old]
     state = start({0: old}, rest=rest)
-    assert state["phase"] == "exchange" and state["turn"] == 0 and len(state["rest"]) == 16
+    assert state["phase"] == "exchange" and state["exchanger"] == 0 and len(state["rest"]) == 16
     assert engine.legal_moves(state) == [mv(0, "exchange"), mv(0, "keep")]
     state = go(state, mv(0, "exchange"))
     assert state["hands"][0] == rest[:4] and len(state["rest"]) == 12
@@ -242,11 +241,11 @@ def test_T6_exchange_and_challenge(case: str, old: list[str], penalised: int) ->
     assert ev[0]["cards"] == old and ev[0]["penalised"] == penalised
     totals = [0, 0, 0, 0]
     totals[penalised] = 1
-    assert state["totals"] == totals
+    assert state["scores"] == totals
     assert engine.view(state, 2)["exchanges"][0]["cards"] == old
     assert state["poll"] is None and engine.legal_moves(state) == [mv(0, "exchange"), mv(0, "keep")]
     state = go(state, mv(0, "keep"))
-    assert state["turn"] == 1
+    assert state["exchanger"] == 1
 
 
 def test_T6_unchallenged_poll_goes_round_and_stays_hidden() -> None:
@@ -254,7 +253,7 @@ def test_T6_unchallenged_poll_goes_round_and_stays_hidden() -> None:
     state = go(state, mv(0, "exchange"), mv(1, "no_challenge"), mv(2, "no_challenge"))
     assert engine.to_act(state) == [3]
     state = go(state, mv(3, "no_challenge"))
-    assert state["totals"] == [0, 0, 0, 0] and engine.to_act(state) == [0]
+    assert state["scores"] == [0, 0, 0, 0] and engine.to_act(state) == [0]
     for seat in (None, 1, 2, 3):
         assert engine.view(state, seat)["exchanges"][0]["cards"] is None
         assert not leaks(engine.view(state, seat), {"AH", "KS", "QD", "7C"})
@@ -265,9 +264,9 @@ def test_T6_unchallenged_poll_goes_round_and_stays_hidden() -> None:
 
 def test_T6c_seven_players_one_exchange_then_skipped() -> None:
     state = start({}, n=7)
-    assert len(state["rest"]) == 4 and state["turn"] == 0
+    assert len(state["rest"]) == 4 and state["exchanger"] == 0
     state = go(state, mv(0, "exchange"), *[mv(s, "no_challenge") for s in range(1, 7)])
-    assert state["rest"] == [] and state["phase"] == "warnings" and state["turn"] is None
+    assert state["rest"] == [] and state["phase"] == "warnings" and state["exchanger"] is None
 
 
 def test_T6c_eight_players_no_exchange_phase() -> None:
@@ -278,7 +277,7 @@ def test_T6c_eight_players_no_exchange_phase() -> None:
 def test_T6_max_exchanges_skips_the_turn() -> None:
     state = start({}, max_exchanges=1)
     state = go(state, mv(0, "exchange"), mv(1, "challenge"))
-    assert state["turn"] == 1  # seat 0 used his one exchange: his turn is over
+    assert state["exchanger"] == 1  # seat 0 used his one exchange: his turn is over
 
 
 def test_exchange_not_possible_reason() -> None:
@@ -311,11 +310,11 @@ def test_exchange_not_possible_reason() -> None:
 def test_T7_warnings(hand: list[str], signal: str, penalty: int) -> None:
     state = to_play(start({0: hand}), {0: signal})
     assert state["signals"] == [signal, "none", "none", "none"]
-    assert state["totals"] == [0, 0, 0, 0]  # nothing is added, nor shown, before the end of the deal
+    assert state["scores"] == [0, 0, 0, 0]  # nothing is added, nor shown, before the end of the deal
     state, ev = events_of(state, mv(0, "knock"), mv(1, "fold"), mv(2, "fold"), mv(3, "fold"))
-    assert state["totals"] == [penalty, 1, 1, 1]
-    over = next(e for e in ev if e["type"] == "deal_over")
-    shown = [w for w in over["warning_penalties"] if w["seat"] == 0]
+    assert state["scores"] == [penalty, 1, 1, 1]
+    over = next(e for e in ev if e["type"] == "deal_settled")
+    shown = [w for w in over["wrong_warnings"] if w["seat"] == 0]
     assert shown == ([{"seat": 0, "signal": signal, "hand": hand}] if penalty else [])
 
 
@@ -324,14 +323,14 @@ def test_T7_warning_is_judged_on_the_hand_after_exchanges() -> None:
     state = go(state, mv(0, "exchange"), mv(1, "no_challenge"), mv(2, "no_challenge"), mv(3, "no_challenge"))
     state = to_play(state, {0: "stand"})
     state = go(state, mv(0, "knock"), mv(1, "fold"), mv(2, "fold"), mv(3, "fold"))
-    assert state["totals"] == [0, 1, 1, 1]
+    assert state["scores"] == [0, 1, 1, 1]
 
 
 def test_warnings_off_skips_the_phase() -> None:
     state = to_play(start({0: ["TH", "TS", "TD", "TC"]}, warnings=False))
     assert state["phase"] == "play" and state["signals"] == [None] * 4
     state = go(state, mv(0, "knock"), mv(1, "fold"), mv(2, "fold"), mv(3, "fold"))
-    assert state["totals"] == [0, 1, 1, 1]
+    assert state["scores"] == [0, 1, 1, 1]
 
 
 # ----- T8 the trick winner folds --------------------------------------------------------------
@@ -364,24 +363,24 @@ def test_T9_fold_with_no_cards_left() -> None:
     state = go(_t9(), mv(1, "fold"), mv(2, "stay"))
     assert engine.legal_moves(state, 0) == [mv(0, "play", card="TS")]
     state, ev = events_of(state, mv(0, "play", card="TS"))
-    over = next(e for e in ev if e["type"] == "deal_over")
-    assert over["winner"] == 0 and over["penalties"] == [0, 1, 2]
-    assert state["totals"] == [0, 1, 2] and state["dealer"] == 0
+    over = next(e for e in ev if e["type"] == "deal_settled")
+    assert over["winner"] == 0 and over["changes"] == [0, 1, 2]
+    assert state["scores"] == [0, 1, 2] and state["dealer"] == 0
 
 
 def test_T9_variant_everyone_else_folds() -> None:
     state, ev = events_of(_t9(), mv(1, "fold"), mv(2, "fold"))
-    over = next(e for e in ev if e["type"] == "deal_over")
-    assert over["winner"] == 0 and over["penalties"] == [0, 1, 1]
+    over = next(e for e in ev if e["type"] == "deal_settled")
+    assert over["winner"] == 0 and over["changes"] == [0, 1, 1]
     assert not any(e["type"] == "play" for e in ev)
-    assert state["totals"] == [0, 1, 1] and state["dealer"] == 0
+    assert state["scores"] == [0, 1, 1] and state["dealer"] == 0
 
 
 # ----- T10 everyone folds --------------------------------------------------------------------
 def test_T10_everyone_folds() -> None:
     state = to_play(start({}))
     state = go(state, mv(0, "knock"), mv(1, "fold"), mv(2, "fold"), mv(3, "fold"))
-    assert state["totals"] == [0, 1, 1, 1] and state["dealer"] == 0 and state["dealings"] == 2
+    assert state["scores"] == [0, 1, 1, 1] and state["dealer"] == 0 and state["dealings"] == 2
 
 
 # ----- T11 end of match ----------------------------------------------------------------------
@@ -406,8 +405,10 @@ def test_T11_end_of_match(signal: str, totals: list[int], losers: list[int], pay
     assert reason(state, mv(2, "knock")) == "match_over"
 
 
-# ----- the order of the reasons (4) ----------------------------------------------------------
+# ----- the order of the reasons (4, and the contract's order) --------------------------------
 def test_precedence_of_reasons_during_play() -> None:
+    """The spec's own reasons come first (not_active, then poll_pending); then the contract's order:
+    wrong_phase, not_your_turn, invalid_parameters, then the specific reasons."""
     state = to_play(start(T3))
     state = go(state, mv(0, "knock"), mv(1, "fold"))
     # a poll is pending (seat 2 to answer)
@@ -424,18 +425,23 @@ def test_precedence_of_reasons_during_play() -> None:
     assert reason(state, mv(2, "stay")) == "wrong_phase"
     assert reason(state, mv(2, "fold")) == "wrong_phase"
     assert reason(state, mv(2, "play", card="AH")) == "not_your_turn"  # in to_act only to knock
+    assert reason(state, mv(2, "play", card="XX")) == "not_your_turn"  # the turn before the parameters
     assert reason(state, mv(0, "keep")) == "wrong_phase"
     assert reason(state, mv(2, "warn", signal="none")) == "wrong_phase"
+    assert reason(state, mv(0, "warn", signal="shout")) == "wrong_phase"  # the phase before the parameters
+    assert reason(state, mv(0, "play", card="XX")) == "invalid_parameters"
+    assert reason(state, mv(0, "play")) == "invalid_parameters"
     assert reason(state, mv(0, "knock")) == "knock_twice_in_succession"
     assert reason(state, mv(0, "play", card="JC")) == "card_not_in_hand"
-    assert reason(state, mv(0, "warn", signal="shout")) == "invalid_parameters"
     assert reason(state, mv(0, "toep")) == "unknown_action"
+    assert reason(state, mv(9, "toep")) == "unknown_action"
+    assert reason(state, mv(9, "knock")) == "invalid_parameters"  # not a seat of the table
 
 
 def test_precedence_of_reasons_before_play() -> None:
     state = start({})
     assert reason(state, mv(1, "exchange")) == "not_your_turn"
-    assert reason(state, mv(1, "knock")) == "not_your_turn"
+    assert reason(state, mv(1, "knock")) == "wrong_phase"  # the phase before the turn (contract)
     assert reason(state, mv(0, "knock")) == "wrong_phase"
     assert reason(state, mv(0, "warn", signal="none")) == "wrong_phase"
     assert reason(state, mv(0, "challenge")) == "wrong_phase"
@@ -446,6 +452,12 @@ def test_precedence_of_reasons_before_play() -> None:
     assert reason(state, mv(1, "stay")) == "poll_pending"
     state = to_play(go(state, mv(1, "no_challenge"), mv(2, "no_challenge"), mv(3, "no_challenge")))
     assert state["phase"] == "play"
+
+
+def test_warning_signal_is_checked_after_the_turn() -> None:
+    state = start({}, n=8)
+    assert reason(state, mv(1, "warn", signal="shout")) == "not_your_turn"
+    assert reason(state, mv(0, "warn", signal="shout")) == "invalid_parameters"
 
 
 def test_warnings_in_turn() -> None:
@@ -475,7 +487,7 @@ def test_poverty_poll_and_lead() -> None:
 def test_poverty_everybody_else_folds() -> None:
     state = to_play(start({}, totals=[0, 0, 9, 0], poverty=True))
     state = go(state, mv(3, "fold"), mv(0, "fold"), mv(1, "fold"))
-    assert state["totals"] == [1, 1, 9, 1] and state["dealer"] == 2
+    assert state["scores"] == [1, 1, 9, 1] and state["dealer"] == 2
 
 
 def test_poverty_first_such_player_from_eldest() -> None:
@@ -491,12 +503,12 @@ def test_last_survivor_eliminates_and_skips() -> None:
     assert [e["seat"] for e in ev if e["type"] == "eliminated"] == [0, 2]
     assert state["eliminated"] == [1, None, 1, None] and not engine.is_finished(state)
     assert state["dealer"] == 3 and state["hands"][0] == [] and state["hands"][2] == []
-    assert len(state["rest"]) == 24 and state["turn"] == 1  # eldest skips eliminated seat 0
+    assert len(state["rest"]) == 24 and state["exchanger"] == 1  # eldest skips eliminated seat 0
     assert reason(state, mv(0, "keep")) == "not_active"
     state = to_play(state)
     assert engine.to_act(state) == [1, 3]
     state = go(state, mv(1, "knock"), mv(3, "fold"))  # 1 wins, deals next
-    assert state["totals"] == [10, 3, 10, 4] and state["dealer"] == 1 and state["turn"] == 3
+    assert state["scores"] == [10, 3, 10, 4] and state["dealer"] == 1 and state["exchanger"] == 3
 
 
 def first_play(state: State) -> dict[str, Any]:
@@ -508,8 +520,8 @@ def test_last_survivor_winner_next_dealer_eliminated() -> None:
     state = to_play(start({0: ["TH", "TS", "TD", "TC"]}, totals=[9, 0, 0, 0], match_end="last_survivor"))
     while state["dealings"] == 1:
         state = go(state, first_play(state))
-    assert state["totals"] == [10, 1, 1, 1] and state["eliminated"] == [1, None, None, None]
-    assert state["dealer"] == 1 and state["turn"] == 2
+    assert state["scores"] == [10, 1, 1, 1] and state["eliminated"] == [1, None, None, None]
+    assert state["dealer"] == 1 and state["exchanger"] == 2
 
 
 def test_last_survivor_sole_survivor_takes_the_pot() -> None:
@@ -538,14 +550,33 @@ def test_last_survivor_two_player_deal_from_explicit_deals() -> None:
     assert len(second["rest"]) == 24
     state = engine.new_match(GAME, 4, {"match_end": "last_survivor", "first_dealer": 3}, "ab",
                              deals=[first, second])
-    state["totals"] = [9, 0, 9, 0]
-    engine.check_state(GAME, state)
+    state["before"]["scores"] = [9, 0, 9, 0]
+    state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
     state = go(to_play(state), mv(3, "knock"), mv(0, "fold"), mv(1, "stay"), mv(2, "fold"))
     assert state["eliminated"] == [None] * 4  # 1 and 3 still play the deal
     for _ in range(8):
         state = go(state, first_play(state))
     assert state["eliminated"][0] == 1 and state["eliminated"][2] == 1
     assert state["hands"] == second["hands"]
+
+
+def test_a_board_for_the_full_table_is_used_after_eliminations() -> None:
+    """Spec 3 (explicit deal, ruled): hands a supplied deal gives to seats eliminated by then go under the
+    stock unseen, seat by seat in the order given; the players still in get theirs. (Refused before.)"""
+    first = deal({3: ["TC", "TD", "TH", "TS"]}, 4)
+    board = deal({}, 4, rest=["9C", "9D", "9H", "9S"])
+    options = {"match_end": "last_survivor", "target": 2, "warnings": False, "first_dealer": 3}
+    state = engine.new_match(GAME, 4, options, "ab", deals=[first, board])
+    state = go(to_play(state), mv(3, "knock"), mv(0, "stay"), mv(1, "fold"), mv(2, "stay"))
+    while state["dealings"] == 1:  # seat 3 and his four Tens win; seats 0 and 2 lose at stake 2
+        state = go(state, first_play(state))
+    assert state["eliminated"] == [1, None, 1, None] and state["dealer"] == 3
+    assert state["hands"] == [[], board["hands"][1], [], board["hands"][3]]
+    assert state["rest"] == board["rest"] + board["hands"][0] + board["hands"][2]
+    for seat in (None, 1, 3):
+        assert not leaks(engine.view(state, seat), set(board["hands"][0]) | set(board["hands"][2]))
+    state = go(state, mv(1, "exchange"))  # drawn from the top: the eliminated seats' hands stay at the bottom
+    assert state["hands"][1] == ["9C", "9D", "9H", "9S"]
 
 
 def test_explicit_deal_must_match_the_survivors() -> None:
@@ -625,53 +656,82 @@ def _forge(fn: Any, base: State | None = None) -> None:
 
 
 @pytest.mark.parametrize("corrupt", [
-    lambda s: s.update(totals=[0, -1, 0, 0]),
-    lambda s: s.update(totals=[0, 0, 0]),
+    lambda s: s.update(scores=[0, -1, 0, 0]),
+    lambda s: s.update(scores=[0, 0, 0]),
     lambda s: s.update(phase="bidding"),
     lambda s: s.update(extra=1),
     lambda s: s.update(dealer=5),
-    lambda s: s.update(dealer=2),  # the first deal is dealt by first_dealer
+    lambda s: s.update(dealer=2),
     lambda s: s["hands"][2].append(s["rest"].pop()),
     lambda s: s["hands"][2].__setitem__(0, "TH"),  # duplicate card
     lambda s: s["hands"][2].__setitem__(0, "2C"),
-    lambda s: s["tricks"][0].update(winner=2),
+    lambda s: s["tricks"][0].update(winner=2),  # a trick winner
     lambda s: s["tricks"][0]["plays"].reverse(),
     lambda s: s["folded"].__setitem__(1, 2),  # owes more than the stake before the knock
     lambda s: s["folded"].__setitem__(0, 1),  # the knocker folded on his own knock
-    lambda s: s.update(folded=[None] * 4),  # seat 1 would be active but never played
-    lambda s: s["knocks"].append({"seat": 0, "trick": 1, "played": 1}),  # twice in succession
-    lambda s: s["knocks"][0].update(trick=1),  # knock after the folder's card
-    lambda s: s.update(poll={"kind": "knock", "by": 0, "waiting": [3]}),
-    lambda s: s.update(poll={"kind": "challenge", "by": 0, "waiting": [1]}),
+    lambda s: s.update(folded=[None] * 4),
+    lambda s: s.update(stake=3),
+    lambda s: s.update(last_knocker=2),
+    lambda s: s.update(poll={"caller": 0, "answers": [1]}),
     lambda s: s.update(poll=[1]),
     lambda s: s.update(signals=["stand", "none", "none", None]),
     lambda s: s.update(signals=["shout", "none", "none", "none"]),
-    lambda s: s.update(turn=0),
+    lambda s: s.update(exchanger=0),
     lambda s: s.update(poverty=0),
     lambda s: s.update(eliminated=[None, 1, None, None]),
     lambda s: s.update(tricks=s["tricks"] * 5),
     lambda s: s["exchanges"].append({"seat": 0, "cards": s["rest"][:4], "challenger": None}),
     lambda s: s["trick"]["plays"].append([1, s["hands"][1].pop()]),  # a folded player plays
     lambda s: s["trick"].update(plays=[[2, "AH"]]),
+    # the record: a logged move, the carried values before the deal
+    lambda s: s["log"].__setitem__(12, "9H"),  # a card that does not follow the deal
+    lambda s: s["log"].__setitem__(9, [1, "stay"]),  # then seat 1 is due to play, not seat 2
+    lambda s: s["log"].__setitem__(10, [2, "knock"]),  # a knock during a poll
+    lambda s: s["log"].pop(),
+    lambda s: s["log"].append("KD"),
+    lambda s: s["log"].insert(12, [0, "knock"]),  # knock twice in succession
+    lambda s: s.update(log={}),
+    lambda s: s["before"].update(scores=[0, 1, 0, 0]),
+    lambda s: s["before"].update(dealer=0),
+    lambda s: s["before"].update(dealings=1),
+    lambda s: s["before"].pop("eliminated"),
+    lambda s: s.pop("before"),
 ])
 def test_forged_states_are_invalid(corrupt: Any) -> None:
     _forge(corrupt)
 
 
-def test_forged_knock_over_limit_and_totals() -> None:
-    _forge(lambda s: s.update(totals=[9, 0, 0, 0]))  # seat 0 could not have knocked to 2
-    _forge(lambda s: s.update(totals=[0, 0, 10, 0]))  # a player at the target was dealt in
+def test_forged_carried_values() -> None:
+    """The values carried into a deal are checked for range and consistency before the deal is rebuilt."""
+    def before(**values: Any) -> Any:
+        return lambda s: s["before"].update(values) or s.update(values)
+    _forge(before(scores=[0, 0, 10, 0]))  # a player at the target was dealt in
+    _forge(before(scores=[0, 0, 2**53, 0]))
+    _forge(before(scores=[0, 0, True, 0]))
+    _forge(before(eliminated=[1, None, None, None]))  # not in first_to_target
+    _forge(before(dealer=2))  # the first deal is dealt by first_dealer
+    _forge(before(dealer=-1))
+    survivor = start({}, match_end="last_survivor")
+    _forge(before(eliminated=[2, None, None, None], scores=[10, 0, 0, 0]), survivor)  # a later deal than this
+    _forge(before(eliminated=[None, None, None, None], scores=[10, 0, 0, 0]), survivor)
+    _forge(before(eliminated=[1, 1, 1, None], scores=[10, 10, 10, 0], dealings=1), survivor)  # one left
+
+
+def test_forged_knock_over_limit() -> None:
+    _forge(lambda s: s["before"].update(scores=[9, 0, 0, 0]) or s.update(scores=[9, 0, 0, 0]))  # 9 + 2 > 10
 
 
 def test_forged_exchange_phase_states() -> None:
     base = start({}, rest=STOCK)
     base = go(base, mv(0, "exchange"))
-    _forge(lambda s: s["poll"].update(waiting=[3, 1]), base)
-    _forge(lambda s: s["poll"].update(waiting=[0, 1, 2, 3]), base)
-    _forge(lambda s: s["poll"].update(waiting=[]), base)
+    _forge(lambda s: s["poll"].update(answers=[1]), base)
+    _forge(lambda s: s["poll"].update(caller=1), base)
+    _forge(lambda s: s.update(poll=None), base)
     _forge(lambda s: s["exchanges"][0].update(challenger=0), base)
+    _forge(lambda s: s["exchanges"][0].update(cards=s["hands"][1]), base)
     _forge(lambda s: s["exchanges"].pop(), base)
-    _forge(lambda s: s.update(turn=1), base)
+    _forge(lambda s: s.update(exchanger=1), base)
+    _forge(lambda s: s["log"].__setitem__(0, [1, "exchange"]), base)
     _forge(lambda s: s["options"].update(max_exchanges=0), base)
 
 
@@ -681,10 +741,11 @@ def test_forged_over_state() -> None:
     state = go(state, (0, "7C"), (2, "TC"), (3, "8C"), (2, "9D"), (3, "8D"), (0, "7D"),
                (2, "9H"), (3, "8H"), (0, "7H"), (2, "9S"), (3, "8S"), (0, "7S"))
     assert engine.is_finished(state)
-    _forge(lambda s: s.update(totals=[9, 9, 3, 7]), state)  # nobody reached the target
-    _forge(lambda s: s.update(totals=[10, 10, 3, 1]), state)  # less than this deal's penalties
-    _forge(lambda s: s.update(totals=[10, 10, 3, 12]), state)  # seat 3 was at 10 when dealt in
+    _forge(lambda s: s.update(scores=[9, 9, 3, 7]), state)  # nobody reached the target
+    _forge(lambda s: s.update(scores=[10, 10, 3, 1]), state)  # less than this deal's penalties
+    _forge(lambda s: s["before"].update(scores=[8, 9, 3, 10]), state)  # seat 3 was at 10 when dealt in
     _forge(lambda s: s.update(phase="play"), state)
+    _forge(lambda s: s["log"].append([2, "knock"]), state)  # a move after the end
 
 
 def test_validation_never_crashes_on_random_corruption() -> None:
@@ -727,26 +788,33 @@ def test_view_shows_public_play_information() -> None:
     state = _midplay()
     v = engine.view(state, 2)
     assert v["stake"] == 2 and v["last_knocker"] == 0 and v["folded"] == [None, 1, None, None]
-    assert v["tricks"] == state["tricks"] and v["trick"] == state["trick"] and v["totals"] == state["totals"]
+    assert v["tricks"] == state["tricks"] and v["trick"] == state["trick"] and v["scores"] == state["scores"]
     assert v["hands"][1] is None  # a folded player's cards stay hidden
     assert not leaks(v, set(state["hands"][1]) | set(state["hands"][0]) | set(state["hands"][3]))
 
 
 # ----- totals only grow by the deal's penalties ------------------------------------------------
-def test_penalties_add_up_over_random_matches() -> None:
+def test_deal_changes_add_up_over_random_matches() -> None:
+    """A challenge's penalty is added at once; the rest at the end of the deal, whose ``changes`` are all
+    that the deal did to the scores (its challenges included)."""
     for seed in range(6):
         rng = random.Random(seed)
         n = 3 + seed
         state = engine.new_match(GAME, n, {"match_end": "last_survivor" if seed % 2 else "first_to_target"},
                                  f"{seed + 1:02x}")
+        at_deal_start = list(state["scores"])
         while not engine.is_finished(state):
-            before = list(state["totals"])
+            before = list(state["scores"])
             state, ev = engine.apply(state, rng.choice(engine.legal_moves(state)))
-            gained = [0] * n
-            for e in ev:
-                if e["type"] == "challenge":
-                    gained[e["penalised"]] += 1
-                if e["type"] == "deal_over":
-                    gained = [g + p for g, p in zip(gained, e["penalties"])]
-            assert state["totals"] == [b + g for b, g in zip(before, gained)]
+            settled = [e for e in ev if e["type"] == "deal_settled"]
+            if settled:
+                assert state["scores"] == [a + c for a, c in zip(at_deal_start, settled[0]["changes"])]
+                assert settled[0]["unit"] == "points"
+                at_deal_start = list(state["scores"])
+            else:
+                challenged = [0] * n
+                for e in ev:
+                    if e["type"] == "challenge":
+                        challenged[e["penalised"]] += 1
+                assert state["scores"] == [b + c for b, c in zip(before, challenged)]
         assert engine.result(state) is not None
