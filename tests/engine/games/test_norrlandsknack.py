@@ -79,8 +79,8 @@ RECORD = ("deal", "dealer", "knocker", "active", "tricks", "loafed")
 
 
 def deal_record(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The finished deal's record, from the ``deal_scored`` event of the move that ended it."""
-    scored = [e for e in events if e["type"] == "deal_scored"]
+    """The finished deal's record, from the ``deal_settled`` event of the move that ended it."""
+    scored = [e for e in events if e["type"] == "deal_settled"]
     assert len(scored) == 1, events
     return {k: scored[0][k] for k in RECORD}
 
@@ -155,7 +155,7 @@ def test_S3_all_lurk_same_dealer_redeals() -> None:
     state, events = engine.apply(state, {"seat": 1, "action": "lurk"})
     state = act(state, (2, "lurk"), (3, "lurk"))
     state, events = engine.apply(state, {"seat": 0, "action": "lurk"})
-    assert {"type": "redeal", "deal": 1, "dealer": 0} in events
+    assert {"type": "redealt", "deal": 1, "dealer": 0, "reason": "all_lurked"} in events
     assert (state["deal_no"], state["dealer"], state["dealings"], state["phase"]) == (1, 0, 2, "declare")
     assert state["declarations"] == [] and state["loaves"] == [0] * 4
     assert state["hands"][1] == ["AS", "KS", "QS", "JS", "TS"] and state["hands"][0][-1] == "9S"
@@ -191,7 +191,7 @@ def test_S4_later_deal_pass_knock_join(lone: str, score: int) -> None:
     assert entry == {"deal": 2, "dealer": 0, "knocker": 2, "active": [2], "loafed": [],
                      "tricks": [0, 0, 5 if lone == "all_tricks" else 0, 0]}
     assert state["scores"] == [7, 10, score, 8] and state["pot"] == 20
-    assert not any(e["type"] == "trick" for e in events)
+    assert not any(e["type"] == "trick_won" for e in events)
     assert (state["deal_no"], state["dealer"], state["phase"]) == (3, 1, "declare")
 
 
@@ -285,9 +285,10 @@ def _s7_position() -> dict[str, Any]:
     """Deal 5, dealer 0: scores [15, 2, 17, 1], pot 23, after four deals."""
     hands = {1: ["AH", "KH", "QH", "2C", "3C"], 3: ["2D", "3D", "4D", "5D", "AC"], 0: ["6D", "7D", "8D", "9D", "TD"]}
     state = start(deal(hands))
-    state.update(deal_no=5, dealings=5, loaves=[1, 0, 2, 0], scores=[15, 2, 17, 1], chips=[94, 95, 93, 95], pot=23)
-    engine.check_state(GAME, state)
-    return state
+    state["before"].update(deal_no=5, dealings=4, loaves=[1, 0, 2, 0], scores=[15, 2, 17, 1], chips=[94, 95, 93, 95],
+                           pot=23)
+    state["deals"] = [deal({}), deal({}), deal({}), deal({}), state["deals"][0]]  # deals 1-4 were these
+    return engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
 
 
 def test_S7_end_and_split() -> None:
@@ -327,6 +328,14 @@ def test_wrong_phase_before_not_your_turn() -> None:
     expect_illegal(state, {"seat": 3, "action": "buy", "cards": []}, "wrong_phase")
     expect_illegal(state, {"seat": 3, "action": "knock"}, "not_your_turn")
     expect_illegal(state, {"seat": 3, "action": "ring"}, "unknown_action")
+    expect_illegal(state, {"seat": 1, "action": "buy"}, "wrong_phase")  # the phase before the parameters
+    expect_illegal(state, {"seat": 9, "action": "buy"}, "invalid_parameters")  # not a seat of the table
+
+
+def test_parameters_are_checked_after_the_turn() -> None:
+    state = act(start(standard()), (1, "knock"))
+    expect_illegal(state, {"seat": 2, "action": "buy", "cards": "AS"}, "not_your_turn")
+    expect_illegal(state, {"seat": 1, "action": "buy", "cards": "AS"}, "invalid_parameters")
     expect_illegal(state, {"seat": 1, "action": "buy"}, "invalid_parameters")
 
 
@@ -387,7 +396,7 @@ def test_void_and_redeal_use_the_next_explicit_deal() -> None:
     state = _deal_two(standard(0), third)
     assert state["hands"][1] == ROLES["hearts"]
     state = act(state, (1, "pass"), (2, "pass"), (3, "pass"), (0, "pass"))
-    assert state["hands"][1] == ["AS", "KS", "QS", "JS", "TS", "9S"] and state["deals"] == []
+    assert state["hands"][1] == ["AS", "KS", "QS", "JS", "TS", "9S"] and state["dealings"] == 3
     state = act(state, (2, "pass"), (3, "pass"), (0, "pass"), (1, "pass"))
     assert state["deal_no"] == 4 and state["dealings"] == 4  # from the seed now
 
@@ -459,8 +468,26 @@ def _corrupt(state: dict[str, Any], how: str) -> dict[str, Any]:
         s["hands"][0] = "AS KS"
     elif how == "options":
         s["options"]["knocker_min"] = 9
-    elif how == "bool_seat":
-        s["declarations"][0][0] = True
+    elif how == "log_card":  # another card seat 3 held: the hands no longer follow
+        s["log"][8] = "7D" if s["log"][8] != "7D" else "8D"
+    elif how == "log_buy":
+        s["log"][4] = [1, "buy", ["AH"]]
+    elif how == "log_out_of_turn":
+        s["log"][1] = [3, "pass"]
+    elif how == "log_after_the_deal":
+        s["log"] += ["QH", "6D", "9C", "QH"]
+    elif how == "before_pot":  # conserved: the pot and the chips hold the stakes and the loaf chips
+        s["before"]["pot"] += 1
+        s["pot"] += 1
+    elif how == "before_loaf_without_chip":
+        s["before"]["loaves"][2] = 1
+        s["loaves"][2] = 1
+    elif how == "before_score_zero":
+        s["before"]["scores"][3] = 0
+    elif how == "before_deal_no":
+        s["before"]["deal_no"] = 0
+    elif how == "before_dealings":
+        s["before"]["dealings"] = 10**9
     return s
 
 
@@ -468,7 +495,9 @@ CORRUPTIONS = ["duplicate_card", "missing_talon_card", "talon_to_hand", "wrong_d
                "score", "score_beyond_loaves", "loaf_without_chip", "loaves_too_many", "loaves_negative",
                "loaves_missing", "old_history", "passed_seat_active", "lurk_later",
                "two_knocks", "buys", "trick_winner", "out_of_turn", "trump", "phase",
-               "phase_buy", "extra_key", "missing_key", "deal_no", "hand_type", "options", "bool_seat"]
+               "phase_buy", "extra_key", "missing_key", "deal_no", "hand_type", "options", "log_card", "log_buy",
+               "log_out_of_turn", "log_after_the_deal", "before_pot", "before_loaf_without_chip", "before_score_zero",
+               "before_deal_no", "before_dealings"]
 
 
 @pytest.mark.parametrize("how", CORRUPTIONS)
@@ -477,6 +506,16 @@ def test_forged_states_are_refused(how: str) -> None:
     engine.check_state(GAME, state)
     with pytest.raises(InvalidState):
         engine.check_state(GAME, _corrupt(state, how))
+
+
+def test_a_lookalike_value_is_never_adjudicated() -> None:
+    """JSON ``true`` equals 1 in a comparison, so a seat forged as ``true`` matches the rebuilt state; the state
+    adjudicated is the rebuilt one, with the seat as a number."""
+    state = _mid_play()
+    forged = engine.clone(state)
+    forged["declarations"][0][0] = True
+    checked = engine.check_state(GAME, forged)
+    assert checked == state and type(checked["declarations"][0][0]) is int
 
 
 @pytest.mark.parametrize("how", ["dealer_discards_none", "match_not_over", "over_without_winner",
@@ -567,7 +606,7 @@ def test_illegal_moves_carry_a_sentence() -> None:
 
 
 def test_deal_records_are_events_and_the_state_does_not_grow() -> None:
-    """Each finished deal's record is its ``deal_scored`` event: replaying the records gives the running scores
+    """Each finished deal's record is its ``deal_settled`` event: replaying the records gives the running scores
     and loaves. The state keeps only the deal on the table and the totals, so its size stays flat."""
     import orjson
     options = {"start_score": 30, "knocker_min": 2}
@@ -577,7 +616,7 @@ def test_deal_records_are_events_and_the_state_does_not_grow() -> None:
     while not engine.is_finished(state):
         state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
         for e in events:
-            if e["type"] == "deal_scored":
+            if e["type"] == "deal_settled":
                 deals += 1
                 assert e["deal"] == deals
                 score_entry(scores, e)
@@ -585,7 +624,7 @@ def test_deal_records_are_events_and_the_state_does_not_grow() -> None:
                     loaves[s] += 1
                 assert e["scores"] == scores and state["loaves"] == loaves
                 assert e["pot"] == 20 + sum(loaves)  # before a finished match shares it out
-            if e["type"] == "deal":
+            if e["type"] == "deal_started":
                 engine.check_state(GAME, state)
                 sizes.append(len(orjson.dumps({k: v for k, v in state.items() if k not in ("rest", "hands")})))
     assert deals >= 20 and state["scores"] == scores
