@@ -30,15 +30,14 @@ LONG_MATCHES = {
 
 
 def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A listed move with any range parameter ``{"min", "max"}`` replaced by a value in it."""
-    for value in move.values():
-        if type(value) is dict:
-            out = dict(move)
-            for key, v in move.items():
-                if type(v) is dict and set(v) == {"min", "max"}:
-                    out[key] = rng.randint(v["min"], v["max"])
-            return out
-    return move
+    """A listed move with each parameter named in its ``ranges`` (docs/events.md) set to a random value of it."""
+    ranges = move.get("ranges")
+    if ranges is None:
+        return move
+    out = dict(move)
+    for key, span in ranges.items():
+        out[key] = rng.randint(span["min"], span["max"])
+    return out
 
 
 def floor_us_per_move(seconds: float, rng: random.Random) -> float:

@@ -219,6 +219,9 @@ class Game:
         step: Step | None = phase.steps.get(action)
         if step is None:
             raise IllegalMove("wrong_phase", f"'{action}' is not possible now ({state['phase']} phase).")
+        closed = step.closed(state) if step.closed is not None else None
+        if closed is not None:
+            raise IllegalMove("wrong_phase", closed)
         due = step.seats(state)
         if seat not in due:
             raise turn_refusal(seat, due, step.verb)

@@ -28,11 +28,16 @@ Seats = Callable[[State], Collection[int]]
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One action of a phase: who may take it now, and what it does."""
+    """One action of a phase: who may take it now, and what it does.
+
+    ``closed`` is for a phase with stages (bidding, then the dealer's choice): it says why the action is not
+    possible at this point of the phase (refused as ``wrong_phase``), or None while it is.
+    """
 
     seats: Seats
     do: Handler
     verb: str = "play"  # for the refusal's sentence: "seat 2 is to <verb>"
+    closed: Callable[[State], str | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

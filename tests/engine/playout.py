@@ -110,11 +110,14 @@ def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Rand
 
 
 def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A listed move with any range parameter (``{"min": a, "max": b}``) replaced by a value in it."""
+    """A listed move as a bot would post it: where the entry has ``ranges`` (docs/events.md), each ranged
+    parameter takes a random value of its range; the ``ranges`` key itself is posted back too (it is ignored)."""
+    ranges = move.get("ranges")
+    if not ranges:
+        return move
     out = dict(move)
-    for key, value in move.items():
-        if isinstance(value, dict) and set(value) == {"min", "max"}:
-            out[key] = rng.randint(value["min"], value["max"])
+    for key, span in ranges.items():
+        out[key] = rng.randint(span["min"], span["max"])
     return out
 
 

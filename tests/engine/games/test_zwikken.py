@@ -8,7 +8,7 @@ import pytest
 
 from service import engine
 from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState
-from service.engine.games.zwikken import PACK, fractions
+from service.engine.games.zwikken import PACK, SAFE, fractions
 from service.engine.rng import shuffled
 
 from ..playout import concrete, expect_illegal, leaks, play_to_end
@@ -28,9 +28,13 @@ def start(hands: dict[int, list[str]], head: list[str], **options: Any) -> dict[
     return state
 
 
-def act(state: dict[str, Any], seat: int, action: str, **params: Any) -> dict[str, Any]:
-    state, _ = engine.apply(state, {"seat": seat, "action": action, **params})
+def act(state: dict[str, Any], seat: int, action: str, seen: list[dict[str, Any]] | None = None,
+        **params: Any) -> dict[str, Any]:
+    """Apply a move (its events added to ``seen``) and check that the new state passes the full check."""
+    state, events = engine.apply(state, {"seat": seat, "action": action, **params})
     engine.check_state(GAME, state)
+    if seen is not None:
+        seen += events
     return state
 
 
@@ -40,22 +44,29 @@ def act_events(state: dict[str, Any], seat: int, action: str, **params: Any) -> 
     return state, events
 
 
-def speak(state: dict[str, Any], *turns: int | None) -> dict[str, Any]:
+def speak(state: dict[str, Any], *turns: int | None, seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """One speech per seat in bidding order (eldest first): an amount, or None for a pass."""
     for amount in turns:
         seat = engine.legal_moves(state)[0]["seat"]
-        state = act(state, seat, "pass") if amount is None else act(state, seat, "bid", amount=amount)
+        state = act(state, seat, "pass", seen) if amount is None else act(state, seat, "bid", seen, amount=amount)
     return state
 
 
-def play(state: dict[str, Any], *moves: tuple[int, str]) -> dict[str, Any]:
+def play(state: dict[str, Any], *moves: tuple[int, str], seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     for seat, card in moves:
-        state = act(state, seat, "play", card=card)
+        state = act(state, seat, "play", seen, card=card)
     return state
 
 
 def legal_cards(state: dict[str, Any], seat: int) -> set[str]:
     return {m["card"] for m in engine.legal_moves(state, seat) if m["action"] == "play"}
+
+
+def settled(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The deal's ``deal_settled`` event, without its type."""
+    found = [e for e in events if e["type"] == "deal_settled"]
+    assert len(found) == 1, events
+    return {k: v for k, v in found[0].items() if k != "type"}
 
 
 def conserved(state: dict[str, Any]) -> bool:
@@ -70,11 +81,14 @@ PLAIN = {0: ["KC", "KD", "JH"], 1: ["AC", "QD", "JS"], 2: ["AD", "QC", "JC"]}
 def test_S1_stakes_and_rising_bids() -> None:
     state = start(PLAIN, ["AS", "KS", "QS"])
     assert state["pot"] == 3 and state["chips"] == [29, 29, 29]
-    assert engine.legal_moves(state) == [{"seat": 1, "action": "pass"},
-                                         {"seat": 1, "action": "bid", "amount": {"min": 1, "max": 3}}]
+    assert engine.legal_moves(state) == [
+        {"seat": 1, "action": "pass"},
+        {"seat": 1, "action": "bid", "amount": 1, "ranges": {"amount": {"min": 1, "max": 3}}}]
     state = act(state, 1, "bid", amount=1)
-    assert engine.legal_moves(state) == [{"seat": 2, "action": "pass"},
-                                         {"seat": 2, "action": "bid", "amount": {"min": 2, "max": 3}}]
+    entry = {"seat": 2, "action": "bid", "amount": 2, "ranges": {"amount": {"min": 2, "max": 3}}}
+    assert engine.legal_moves(state) == [{"seat": 2, "action": "pass"}, entry]
+    engine.apply(state, entry)                                             # the entry posts back as it is
+    engine.apply(state, dict(entry, amount=3))                             # and so does any amount in its range
     expect_illegal(state, {"seat": 2, "action": "bid", "amount": 1}, "bid_too_low")
     expect_illegal(state, {"seat": 2, "action": "bid", "amount": 4}, "bid_too_high")
     expect_illegal(state, {"seat": 0, "action": "bid", "amount": 2}, "not_your_turn")
@@ -130,17 +144,19 @@ def test_S2_turn_again_then_automatic_annulment() -> None:
     state = speak(state, None, None)
     state, events = act_events(state, 0, "pass")   # the third turn passed out: annulled, dealer not asked
     assert {"type": "passed_out", "dealer": 0} not in events
-    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 3, "outcome": "annulled", "shooter": None,
-                             "amount": None, "zwik": None, "at_stake": 9, "pot": 9, "chips": [27, 27, 27]}
-    assert {"type": "deal_over", **state["last"]} in events
+    assert settled(events) == {"deal": 1, "dealer": 0, "changes": [-3, -3, -3], "unit": "chips",
+                               "outcome": "annulled", "shooter": None, "amount": None, "zwik": None, "turns": 3,
+                               "at_stake": 9, "pot": 9}
+    assert [e["type"] for e in events] == ["pass", "deal_settled", "deal_started"]
     assert state["deal_no"] == 2 and state["dealer"] == 1 and state["pot"] == 12 and state["chips"] == [26] * 3
     assert engine.legal_moves(state)[0] == {"seat": 2, "action": "pass"}
 
 
 def test_S2_dealer_annuls() -> None:
     state = speak(start(PLAIN, ["AS", "KS", "QS"]), None, None, None)
-    state = act(state, 0, "annul")
-    assert state["last"]["outcome"] == "annulled" and state["last"]["turns"] == 1
+    state, events = act_events(state, 0, "annul")
+    assert events[0] == {"type": "annul", "seat": 0}
+    assert settled(events)["outcome"] == "annulled" and settled(events)["turns"] == 1
     assert state["deal_no"] == 2 and state["pot"] == 6 and state["chips"] == [28, 28, 28]
 
 
@@ -151,8 +167,9 @@ def test_S2_dealer_choice_only_after_all_passed() -> None:
 
 
 def test_S2_max_turns_one_annuls_at_once() -> None:
-    state = speak(start(PLAIN, ["AS", "KS", "QS"], max_turns=1), None, None, None)
-    assert state["deal_no"] == 2 and state["last"]["turns"] == 1 and state["pot"] == 6
+    state = speak(start(PLAIN, ["AS", "KS", "QS"], max_turns=1), None, None)
+    state, events = act_events(state, 0, "pass")
+    assert state["deal_no"] == 2 and settled(events)["turns"] == 1 and state["pot"] == 6
 
 
 # ----- S3: the Ten exchange ------------------------------------------------------------------
@@ -166,12 +183,12 @@ def test_S3_ten_exchange_makes_a_zwik() -> None:
     expect_illegal(state, {"seat": 0, "action": "keep_ten"}, "not_your_turn")
     expect_illegal(state, {"seat": 1, "action": "play", "card": "QC"}, "wrong_phase")
     state, events = act_events(state, 2, "exchange_ten")
-    assert {"type": "ten_exchanged", "seat": 2, "took": "KH", "turn_up": "TH"} in events
+    assert {"type": "exchange_ten", "seat": 2, "took": "KH", "turn_up": "TH"} in events
     assert {"type": "zwik", "seat": 2, "rank": "K", "cards": ["KH", "KS", "KD"]} in events
     # Seat 2's zwik takes the whole pot (3); then the shooter pays his 2 into it.
-    assert state["last"]["zwik"] == {"seat": 2, "rank": "K"}
-    assert state["last"]["outcome"] == "failure" and state["last"]["pot"] == 2 and state["last"]["at_stake"] == 3
-    assert {"type": "deal_over", **state["last"]} in events
+    assert settled(events) == {"deal": 1, "dealer": 0, "changes": [-1, -3, 2], "unit": "chips", "outcome": "failure",
+                               "shooter": 1, "amount": 2, "zwik": {"seat": 2, "rank": "K"}, "turns": 1,
+                               "at_stake": 3, "pot": 2}
     assert state["deal_no"] == 2 and state["chips"] == [28, 26, 31] and state["pot"] == 5
 
 
@@ -193,27 +210,29 @@ def test_S3_ten_phase_skipped(where: str, head: list[str]) -> None:
 
 
 # ----- S4: zwik contest --------------------------------------------------------------------
-def _s4(seat2: list[str], speeches: tuple, **options: Any) -> dict[str, Any]:
-    """Pot 9 after two re-turns (trumps end as spades, TS in the stock), then the third bidding turn."""
+def _s4(seat2: list[str], speeches: tuple, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Pot 9 after two re-turns (trumps end as spades, TS in the stock), then the third bidding turn: the state
+    and the deal's settlement."""
     state = start({0: ["KC", "KD", "JH"], 1: ["AC", "AD", "AS"], 2: seat2}, ["KH", "KS", "JS"], **options)
     for _ in range(2):
         state = act(speak(state, None, None, None), 0, "turn_again")
     assert state["pot"] == 9 and state["turn_up"] == "JS"
-    return speak(state, *speeches)
+    seen: list[dict[str, Any]] = []
+    return speak(state, *speeches, seen=seen), settled(seen)
 
 
 def test_S4_shooter_has_the_better_zwik() -> None:
-    state = _s4(["QC", "QD", "QH"], (4, None, None))
-    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 3, "outcome": "success", "shooter": 1, "amount": 4,
-                             "zwik": {"seat": 1, "rank": "A"}, "at_stake": 9, "pot": 5, "chips": [27, 31, 27]}
+    state, deal1 = _s4(["QC", "QD", "QH"], (4, None, None))
+    assert deal1 == {"deal": 1, "dealer": 0, "changes": [-3, 1, -3], "unit": "chips", "outcome": "success",
+                     "shooter": 1, "amount": 4, "zwik": {"seat": 1, "rank": "A"}, "turns": 3, "at_stake": 9, "pot": 5}
     assert state["chips"] == [27 - 1, 31 - 1, 27 - 1] and state["pot"] == 5 + 3
 
 
 @pytest.mark.parametrize(("zwik_other", "chips", "pot"), [("pot", [27, 36, 23], 4), ("amount", [27, 31, 23], 9)])
 def test_S4_another_players_zwik(zwik_other: str, chips: list[int], pot: int) -> None:
-    state = _s4(["QC", "QD", "JC"], (None, 4, None), zwik_other=zwik_other)
-    h = state["last"]
+    state, h = _s4(["QC", "QD", "JC"], (None, 4, None), zwik_other=zwik_other)
     assert (h["outcome"], h["shooter"], h["zwik"], h["pot"]) == ("failure", 2, {"seat": 1, "rank": "A"}, pot)
+    assert h["changes"] == [c - 30 for c in chips] and sum(h["changes"]) + (pot - 0) == 0  # the pot began empty
     assert state["chips"] == [c - 1 for c in chips] and state["pot"] == pot + 3
     assert conserved(state)
 
@@ -262,19 +281,22 @@ S8V_PLAY = ((1, "AD"), (2, "JD"), (0, "TD"), (1, "TC"), (2, "KC"), (0, "TH"), (2
 
 
 def _played(hands: dict[int, list[str]], head: list[str], speeches: tuple, ten_seat: int,
-            moves: tuple, **options: Any) -> dict[str, Any]:
+            moves: tuple, seen: list[dict[str, Any]] | None = None, **options: Any) -> dict[str, Any]:
     state = speak(start(hands, head, **options), *speeches)
     state = act(state, ten_seat, "keep_ten")
     before = play(state, *moves[:-1])
     assert before["phase"] == "play" and len(before["tricks"]) == 2
-    return play(before, moves[-1])
+    return play(before, moves[-1], seen=seen)
 
 
 def test_S7_one_rich_trick_wins() -> None:
+    seen: list[dict[str, Any]] = []
     state = _played({0: ["TC", "KS", "JH"], 1: ["JD", "QS", "JC"], 2: ["TD", "AS", "TH"]}, ["AC"],
-                    (None, 2, None), 0, S7_PLAY)
-    assert state["last"] == {"deal": 1, "dealer": 0, "turns": 1, "outcome": "success", "shooter": 2,
-                             "amount": 2, "zwik": None, "at_stake": 3, "pot": 1, "chips": [29, 29, 31]}
+                    (None, 2, None), 0, S7_PLAY, seen)
+    assert settled(seen) == {"deal": 1, "dealer": 0, "changes": [-1, -1, 1], "unit": "chips", "outcome": "success",
+                             "shooter": 2, "amount": 2, "zwik": None, "turns": 1, "at_stake": 3, "pot": 1}
+    assert seen[0] == {"type": "trick_won", "number": 3, "winner": 1, "plays": [[2, "TH"], [0, "JH"], [1, "JC"]]}
+    assert seen[-1] == {"type": "deal_started", "deal": 2, "dealer": 1, "pot": 4, "turn_up": seen[-1]["turn_up"]}
     assert state["chips"] == [28, 28, 30] and state["pot"] == 4 and conserved(state)
 
 
@@ -284,9 +306,11 @@ def test_S7_one_rich_trick_wins() -> None:
 ])
 def test_S8_equal_or_fewer_points_fail(hands: dict[int, list[str]], head: list[str], speeches: tuple, ten_seat: int,
                                        moves: tuple, shooter: int) -> None:
-    state = _played(hands, head, speeches, ten_seat, moves)
-    h = state["last"]
+    seen: list[dict[str, Any]] = []
+    state = _played(hands, head, speeches, ten_seat, moves, seen)
+    h = settled(seen)
     assert (h["outcome"], h["shooter"], h["amount"], h["pot"]) == ("failure", shooter, 2, 5)
+    assert h["changes"][shooter] == -3 and sum(h["changes"]) == -5   # the pot gained 5: the stakes and the 2
     assert state["chips"][shooter] == 30 - 1 - 2 - 1 and state["pot"] == 8 and conserved(state)
 
 
@@ -294,28 +318,62 @@ def test_S8_equal_or_fewer_points_fail(hands: dict[int, list[str]], head: list[s
 def test_match_end_shares_the_pot_with_odd_chips_from_eldest() -> None:
     hands = {0: ["TC", "KS", "JH"], 1: ["JD", "QS", "JC"], 2: ["TD", "AS", "TH"]}
     state = _played(hands, ["AC"], (None, 2, None), 0, S7_PLAY, deals=3, max_turns=1)
-    state = speak(speak(state, None, None, None), None, None, None)   # deals 2 and 3 passed out
+    seen: list[dict[str, Any]] = []
+    state = speak(speak(state, None, None, None), None, None, None, seen=seen)   # deals 2 and 3 passed out
     assert engine.is_finished(state) and state["pot"] == 0
     # Pot 1 + 3 + 3 = 7 shared 3/2/2 from seat 0, the eldest of deal 3 (dealer 2).
     assert state["chips"] == [30, 29, 31]
     res = engine.result(state)
     assert res["scores"] == [30, 29, 31] and res["payoffs"] == [0, -1, 1] and res["ranking"] == [2, 0, 1]
-    assert set(res) == {"scores", "payoffs", "ranking"}  # per-deal outcomes are the deal_over events
-    assert state["last"] == {"deal": 3, "dealer": 2, "turns": 1, "outcome": "annulled", "shooter": None,
-                             "amount": None, "zwik": None, "at_stake": 7, "pot": 7, "chips": [27, 27, 29]}
+    assert set(res) == {"scores", "payoffs", "ranking"}  # per-deal outcomes are the deal_settled events
+    assert settled(seen) == {"deal": 3, "dealer": 2, "changes": [-1, -1, -1], "unit": "chips", "outcome": "annulled",
+                             "shooter": None, "amount": None, "zwik": None, "turns": 1, "at_stake": 7, "pot": 7}
+    assert seen[-1] == {"type": "match_over", "reason": "deals", "pot_shared": [3, 2, 2]}
     assert engine.legal_moves(state) == [] and engine.to_act(state) == []
     expect_illegal(state, {"seat": 0, "action": "pass"}, "match_over")
 
 
 def test_bust_mode_ends_after_a_deal_with_a_balance_at_zero() -> None:
-    state = speak(start(PLAIN, ["AS"], end_mode="bust", starting_chips=1, max_turns=1), None, None, None)
-    assert engine.is_finished(state) and state["deal_no"] == 1
+    seen: list[dict[str, Any]] = []
+    state = speak(start(PLAIN, ["AS"], end_mode="bust", starting_chips=1, max_turns=1), None, None, None, seen=seen)
+    assert engine.is_finished(state) and state["deal_no"] == 1 and seen[-1]["reason"] == "bust"
     assert engine.result(state)["payoffs"] == [0, 0, 0] and state["chips"] == [1, 1, 1]
 
 
 def test_deals_mode_plays_on_past_zero_balances() -> None:
     state = speak(start(PLAIN, ["AS"], starting_chips=1, max_turns=1), None, None, None)
     assert not engine.is_finished(state) and state["chips"] == [-1, -1, -1]
+
+
+def test_safe_integers_end_the_match_before_a_count_can_pass_2_53() -> None:
+    """Our ruling (the spec is silent): a failed shooter can double the pot, so the match ends after a deal that
+    leaves the pot or a balance beyond 2^51; then no count ever passes 2^53 - 1 and no legal move is refused."""
+    s8 = deal({0: ["TC", "JD", "JH"], 1: ["QC", "JC", "TH"], 2: ["QD", "TD", "JS"]}, ["KD"])
+    state = engine.new_match(GAME, 3, {"first_dealer": 2, "max_turns": 1}, "5eed", deals=[deal(PLAIN, ["AS"]), s8])
+    state = speak(state, None, None, None)                       # deal 1 annulled; deal 2 is S8, dealer 0
+    pot = SAFE - 3                                               # as if long play had grown the pot this far
+    rest = 90 - pot
+    state["before"] = {"dealings": 1, "deal_no": 1, "chips": [rest // 3, rest // 3, rest - 2 * (rest // 3)],
+                       "pot": pot}
+    state = engine.get_game(GAME).rebuild(state)
+    engine.check_state(GAME, state)
+    assert state["pot"] == SAFE
+    seen: list[dict[str, Any]] = []
+    state = speak(state, None, SAFE, None)                      # seat 2 plays for the whole pot
+    state = play(act(state, 2, "keep_ten"), *S8_PLAY, seen=seen)  # and fails: he pays the pot's worth in
+    assert settled(seen)["outcome"] == "failure" and settled(seen)["pot"] == 2 * SAFE
+    third = 2 * SAFE // 3                                        # the odd chip goes to eldest, seat 1
+    assert seen[-1] == {"type": "match_over", "reason": "safe_integers", "pot_shared": [third, third + 1, third]}
+    assert engine.is_finished(state) and state["pot"] == 0
+    assert all(abs(c) <= 2**53 - 1 for c in state["chips"]) and sum(engine.result(state)["payoffs"]) == 0
+
+
+def test_refusals_follow_the_contract_order() -> None:
+    state = start(PLAIN, ["AS", "KS", "QS"])
+    expect_illegal(state, {"seat": 2, "action": "bid", "amount": "x"}, "not_your_turn")  # turn before parameters
+    expect_illegal(state, {"seat": 9, "action": "fly"}, "unknown_action")
+    expect_illegal(state, {"seat": 2, "action": "play", "card": "ZZ"}, "wrong_phase")
+    expect_illegal(speak(state, None, None, None), {"seat": 2, "action": "pass", "amount": 1}, "wrong_phase")
 
 
 @pytest.mark.parametrize("options", [{}, {"bid_amounts": "fractions", "zwik_other": "amount"},
@@ -374,7 +432,7 @@ def test_explicit_deals_are_used_in_order_annulled_ones_included() -> None:
     second = deal({0: ["AC", "AD", "QH"], 1: ["QC", "JD", "JS"], 2: ["TH", "KS", "KD"]}, ["KH"])
     state = engine.new_match(GAME, 3, {"max_turns": 1}, "5eed", deals=[deal(PLAIN, ["AS"]), second])
     state = speak(state, None, None, None)
-    assert state["hands"] == second["hands"] and state["turn_up"] == "KH" and state["deals"] == []
+    assert state["hands"] == second["hands"] and state["turn_up"] == "KH" and state["dealings"] == 2
 
 
 def test_seeded_deal_is_reproducible_and_follows_the_layout() -> None:
@@ -413,6 +471,13 @@ def _after_one() -> dict[str, Any]:
     return _played(hands, ["AC"], (None, 2, None), 0, S7_PLAY, deals=3, max_turns=1)
 
 
+def _bust_second_deal() -> dict[str, Any]:
+    """Bust mode, 5 chips each: deal 1 passed out (4 each, pot 3), deal 2 dealt (3 each, pot 6)."""
+    state = speak(start(PLAIN, ["AS"], end_mode="bust", starting_chips=5, max_turns=1), None, None, None)
+    assert state["deal_no"] == 2 and state["chips"] == [3, 3, 3] and state["before"]["chips"] == [4, 4, 4]
+    return state
+
+
 def _finished() -> dict[str, Any]:
     """Two deals passed out, then S7 turned one seat anticlockwise (dealer 2, eldest 0): the match is over."""
     s7 = deal({0: ["JD", "QS", "JC"], 1: ["TD", "AS", "TH"], 2: ["TC", "KS", "JH"]}, ["AC"])
@@ -420,7 +485,7 @@ def _finished() -> dict[str, Any]:
                              deals=[deal(PLAIN, ["AS"]), deal(PLAIN, ["AS"]), s7])
     state = act(speak(speak(speak(state, None, None, None), None, None, None), None, 2, None), 2, "keep_ten")
     state = play(state, *(((seat - 1) % 3, card) for seat, card in S7_PLAY))
-    assert engine.is_finished(state) and state["last"]["outcome"] == "success"
+    assert engine.is_finished(state) and state["chips"] == [30, 31, 29]
     return state
 
 
@@ -443,7 +508,6 @@ FORGERIES = {
     "chips_moved": (_in_play, lambda s: (s["chips"].__setitem__(0, s["chips"][0] + 1),
                                         s["chips"].__setitem__(1, s["chips"][1] - 1))),
     "pot_off": (_in_play, _set(("pot",), 4)),
-    "chip_as_bool": (_in_play, _set(("dealer",), False)),
     "shooter_changed": (_in_play, _set(("shooter",), 1)),
     "amount_changed": (_in_play, _set(("amount",), 3)),
     "amount_over_pot": (_in_play, lambda s: s["bids"].__setitem__(1, 9)),
@@ -459,19 +523,23 @@ FORGERIES = {
     "turns_without_dead": (_in_play, _set(("turns",), 2)),
     "dealings_off": (_in_play, _set(("dealings",), 5)),
     "deal_no_off": (_in_play, _set(("deal_no",), 2)),
-    "last_pot_off": (_after_one, _set(("last", "pot"), 2)),
-    "last_outcome_flipped": (_after_one, _set(("last", "outcome"), "failure")),
-    "last_amount_over_pot": (_after_one, _set(("last", "amount"), 99)),
-    "last_unknown_outcome": (_after_one, _set(("last", "outcome"), "won")),
-    "last_zwik_bad": (_after_one, _set(("last", "zwik"), {"seat": 2, "rank": "9"})),
-    "last_at_stake_off": (_after_one, _set(("last", "at_stake"), 4)),
-    "last_chips_moved": (_after_one, lambda s: (s["last"]["chips"].__setitem__(0, s["last"]["chips"][0] + 1),
-                                               s["last"]["chips"].__setitem__(1, s["last"]["chips"][1] - 1))),
-    "last_deal_off": (_after_one, _set(("last", "deal"), 2)),
-    "last_dealer_off": (_after_one, _set(("last", "dealer"), 1)),
-    "last_missing": (_after_one, _set(("last",), None)),
-    "last_extra_key": (_after_one, _set(("last", "history"), [])),
-    "last_before_any_deal_ended": (_in_play, _set(("last",), {"deal": 0})),
+    "before_pot_off": (_after_one, lambda s: s["before"].__setitem__("pot", s["before"]["pot"] + 1)),
+    "before_pot_negative": (_after_one, lambda s: (s["before"].__setitem__("pot", -1),
+                                                  s["before"]["chips"].__setitem__(0, s["before"]["chips"][0] + 2))),
+    "before_count_as_bool": (_after_one, _set(("before", "dealings"), True)),
+    "before_deal_no_off": (_after_one, _set(("before", "deal_no"), 2)),
+    "before_key_missing": (_after_one, lambda s: s["before"].pop("pot")),
+    "before_beyond_the_bound": (_after_one, lambda s: (s["before"]["chips"].__setitem__(0, 2**60),
+                                                      s["before"]["chips"].__setitem__(1, 58 - 2**60))),
+    "before_bust_match_went_on": (_bust_second_deal, lambda s: (s["before"].__setitem__("chips", [0, 6, 6]),
+                                                               s.__setitem__("chips", [-1, 5, 5]))),
+    "log_bid_changed": (_in_play, _set(("log", 1, 2), 3)),
+    "log_card_changed": (_in_play, _set(("log", 4), "QS")),
+    "log_card_illegal": (_in_play, _set(("log", 5), "AS")),
+    "log_goes_on": (_in_play, lambda s: s["log"].append("QS")),
+    "log_entry_malformed": (_in_play, _set(("log", 0), [1, "fly"])),
+    "log_missing": (_in_play, lambda s: s.pop("log")),
+    "stale_last_key": (_after_one, _set(("last",), None)),
     "chips_after_one_moved": (_after_one, lambda s: (s["chips"].__setitem__(0, s["chips"][0] + 1),
                                                     s["chips"].__setitem__(1, s["chips"][1] - 1))),
     "pot_after_one_off": (_after_one, lambda s: (s.__setitem__("pot", s["pot"] + 1),
@@ -481,10 +549,9 @@ FORGERIES = {
                                               s["chips"].__setitem__(1, s["chips"][1] - 1))),
     "over_pot_not_shared": (_finished, lambda s: (s.__setitem__("pot", 1), s["chips"].__setitem__(0, s["chips"][0] - 1))),
     "over_trick_winner": (_finished, _set(("tricks", 2, "winner"), 2)),
+    "over_before_chips_moved": (_finished, lambda s: (s["before"]["chips"].__setitem__(0, s["before"]["chips"][0] + 1),
+                                                     s["before"]["chips"].__setitem__(1, s["before"]["chips"][1] - 1))),
     "over_not_finished": (_finished, _set(("phase",), "play")),
-    "over_last_turns": (_finished, _set(("last", "turns"), 2)),
-    "over_last_zwik": (_finished, _set(("last", "zwik"), {"seat": 1, "rank": "A"})),
-    "over_last_amount": (_finished, _set(("last", "amount"), 3)),
     "trick_missing": (_in_play, lambda s: s["tricks"].pop()),
     "bids_fall": (lambda: speak(start(PLAIN, ["AS"]), 2), lambda s: s["bids"].append(1)),
     "passed_out_last_turn": (lambda: speak(start(PLAIN, ["AS"], max_turns=1), None, None),
