@@ -1,0 +1,796 @@
+"""Jewel's cards, combinations, hand evaluation and settlement, as pure functions (shared/rules/jewel.md).
+
+The Jewel game module builds on this module; nothing here knows about states, moves or turns.
+
+* Cards (spec 1): three 54-card packs, so every code ``2C … AS`` occurs three times and ``JK`` six times.
+  ``DealRules`` holds what the open card fixes for one deal (jewels, marriage suit, super sequence) plus the
+  ``all_wild_groups`` option.
+* Combinations (5.1-5.4): ``triple_info`` judges three cards the literal way of 5.2; ``is_compulsory_sequence``
+  and ``compulsory_sequences`` the four-card group of 5.3.
+* Hands (5.5, 6.1): ``is_valid_declaration``, ``declarer_arrangement``, ``valid_declarations`` (4.5),
+  ``best_arrangement`` (a non-declarer, R11), ``full_hand_arrangement`` (option B; a wrong declarer, R20).
+* Points and money (6.2, 6.3): ``jewel_points``, ``card_count``, the packer's jewel choices (4.3, R18) and
+  ``settle`` (the pairwise chart and the nets).
+
+How the hand searches are fast (the spec's literal search, 5.5, tries every partition of 12 cards into
+triples). A valid triple is a *cluster* of natural cards completed by wild cards: three naturals forming a pure
+set, run, super set or super sequence; two naturals that one wild card completes (same rank and different suits,
+or one suit within one single-group run); one natural with two wild cards (always a set); or, with
+``all_wild_groups``, no natural at all. A wild card can stand for anything, so which wild card fills which cluster
+never matters, and jewels are the only cards with a choice: each is a natural in some cluster or a wild card.
+Twelve cards therefore form four valid triples exactly when their naturals (minus the jewels chosen as wild)
+split into at most four clusters (exactly four without ``all_wild_groups``): the wild cards left over make up
+the missing triples. The searches run over the naturals alone, as counts packed into one integer (3 bits a
+code), memoised on that integer; the jewels are searched first, so that the wild cards available are known
+before any other card is placed. One search serves every compulsory sequence and every discard of a hand.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+from .cards import JOKER, RANKS, STANDARD_PACK, SUITS, Card
+
+PACKS = 3
+JEWEL_PACK: tuple[Card, ...] = tuple(code for _ in range(PACKS) for code in (*STANDARD_PACK, JOKER, JOKER))
+HAND_SIZE = 16
+DRAWN_HAND_SIZE = 17
+
+SUPER_SEQUENCE_BONUS = 4
+SUPER_SET_BONUS = 2
+MARRIAGE_BONUS = 3
+FULL_HAND_PENALTY = 12
+INITIAL_PACK_PENALTY = 4
+MID_PACK_PENALTY = 8
+MAX_KEPT_JEWELS = 2
+JEWEL_POINTS_BY_COPIES = (0, 2, 5, 10)
+
+SPOT_RANKS = RANKS[:9]          # 2 … T
+HONOUR_RANKS = RANKS[9:]        # J Q K A
+_OTHER_COLOUR = {"C": "DH", "S": "DH", "D": "CS", "H": "CS"}
+_MARRIAGE = {"C": "S", "S": "C", "D": "H", "H": "D"}
+# Starting rank indexes of the single-group runs (5.1): 2-3-4 … 8-9-T, J-Q-K, Q-K-A; 2-3-4-5 … 7-8-9-T, J-Q-K-A.
+_RUN3_STARTS = (0, 1, 2, 3, 4, 5, 6, 9, 10)
+_RUN4_STARTS = (0, 1, 2, 3, 4, 5, 9)
+
+# Kinds of group in an arrangement.
+COMPULSORY = "compulsory"
+SET = "set"
+SEQUENCE = "sequence"
+SUPER_SET = "super_set"
+SUPER_SEQUENCE = "super_sequence"
+ALL_WILD = "all_wild"
+
+_JOKER_INDEX = 52
+_CARD_INDEX: dict[Card, int] = {code: i for i, code in enumerate(STANDARD_PACK)} | {JOKER: _JOKER_INDEX}
+
+
+# --- cards -------------------------------------------------------------------------------------------------
+
+def canonical_index(card: Card) -> int:
+    """Position of a code in the canonical order of spec 1 (suit C < D < H < S, then rank 2 … A; jokers last)."""
+    try:
+        return _CARD_INDEX[card]
+    except (KeyError, TypeError):
+        raise ValueError(f"not a card code: {card!r}") from None
+
+
+def sort_canonical(cards: Iterable[Card]) -> list[Card]:
+    """The cards in canonical order (spec 1): ``3C 9C 3D 9D AH 2S 3S JK``."""
+    return sorted(cards, key=canonical_index)
+
+
+def is_honour(card: Card) -> bool:
+    """J, Q, K and A are honours (spec 1); jokers are neither honours nor spot cards."""
+    return card != JOKER and card[0] in HONOUR_RANKS
+
+
+def is_spot(card: Card) -> bool:
+    """2 … T are spot cards (spec 1)."""
+    return card != JOKER and card[0] in SPOT_RANKS
+
+
+def jewels_of(open_card: Card) -> tuple[Card, Card]:
+    """The two jewel codes: the open card's rank in the two suits of the other colour (spec 1)."""
+    _check_open_card(open_card)
+    return tuple(open_card[0] + s for s in _OTHER_COLOUR[open_card[1]])  # type: ignore[return-value]
+
+
+def marriage_suit(open_card: Card) -> str:
+    """The suit whose Q and K make a marriage: the other suit of the open card's colour (spec 1)."""
+    _check_open_card(open_card)
+    return _MARRIAGE[open_card[1]]
+
+
+def super_sequence_of(open_card: Card) -> tuple[Card, Card, Card]:
+    """The open card's suit at pred(O), rank(O), succ(O) in the cyclic order 2 … A 2 (spec 1, 5.2)."""
+    _check_open_card(open_card)
+    r, s = RANKS.index(open_card[0]), open_card[1]
+    return (RANKS[(r - 1) % 13] + s, open_card, RANKS[(r + 1) % 13] + s)
+
+
+def _check_open_card(open_card: Card) -> None:
+    if canonical_index(open_card) == _JOKER_INDEX:
+        raise ValueError("a joker is never the open card (spec 1, R29)")
+
+
+@dataclass(frozen=True)
+class DealRules:
+    """What one deal's open card fixes (spec 1), with the ``all_wild_groups`` option (spec 7, R3)."""
+
+    open_card: Card
+    all_wild_groups: bool = True
+
+    def __post_init__(self) -> None:
+        _check_open_card(self.open_card)
+
+    @property
+    def jewels(self) -> tuple[Card, Card]:
+        return jewels_of(self.open_card)
+
+    @property
+    def marriage_suit(self) -> str:
+        return marriage_suit(self.open_card)
+
+    @property
+    def super_sequence(self) -> tuple[Card, Card, Card]:
+        return super_sequence_of(self.open_card)
+
+    def is_jewel(self, card: Card) -> bool:
+        return card in self.jewels
+
+    def is_wild_card(self, card: Card) -> bool:
+        """A joker or a jewel: a card that may act as wild, and that nobody may take from the discard pile (4.3)."""
+        return card == JOKER or card in self.jewels
+
+
+# --- triples and the four-card group -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TripleInfo:
+    """The properties of a valid triple (5.2), each taken over its best wild/natural choice of jewels."""
+
+    kind: str           # of the interpretation with the highest bonus_full: set, sequence, super_set, ...
+    auxiliary: bool
+    marriage: bool
+    bonus_full: int     # with a compulsory sequence shown: 4 super sequence, 2 super set, 3 marriage
+    bonus_bare: int     # without one (full hand): 4 super sequence, 2 super set
+
+
+def triple_info(cards: Sequence[Card], rules: DealRules) -> TripleInfo | None:
+    """Judge three cards as 5.2 does, trying every wild/natural choice of their jewels; None when invalid.
+
+    Jokers are always wild (R2); a jewel is natural or wild as each choice says. Cross-group runs are valid only
+    as the pure super sequence (R5), sets need naturals of pairwise different suits (R4), and an all-wild triple
+    follows ``all_wild_groups`` (R3).
+    """
+    if len(cards) != 3:
+        raise ValueError("a triple has three cards")
+    for card in cards:
+        canonical_index(card)
+    jewel_slots = [i for i, c in enumerate(cards) if rules.is_jewel(c)]
+    readings = []
+    for chosen in range(1 << len(jewel_slots)):
+        wild_slots = {slot for bit, slot in enumerate(jewel_slots) if chosen >> bit & 1}
+        naturals = [c for i, c in enumerate(cards) if c != JOKER and i not in wild_slots]
+        readings.extend(_readings(naturals, rules))
+    if not readings:
+        return None
+    kind, _bonus = max(((k, b) for k, _aux, _m, b, _bb in readings), key=lambda kb: kb[1])
+    return TripleInfo(kind=kind,
+                      auxiliary=any(aux for _k, aux, _m, _b, _bb in readings),
+                      marriage=any(m for _k, _aux, m, _b, _bb in readings),
+                      bonus_full=max(b for *_x, b, _bb in readings),
+                      bonus_bare=max(bb for *_x, bb in readings))
+
+
+def _readings(naturals: list[Card], rules: DealRules) -> list[tuple[str, bool, bool, int, int]]:
+    """Every valid reading (kind, auxiliary, marriage, bonus_full, bonus_bare) of one choice's natural cards."""
+    out = []
+    if not naturals:
+        return [(ALL_WILD, False, False, 0, 0)] if rules.all_wild_groups else []
+    ranks = [c[0] for c in naturals]
+    suits = [c[1] for c in naturals]
+    pure = len(naturals) == 3
+    if len(set(ranks)) == 1 and len(set(suits)) == len(suits):
+        out.append((SET, False, False, 0, 0))
+    if len(set(suits)) == 1 and len(set(ranks)) == len(ranks) and _inside_one_run(ranks):
+        married = {rules.marriage_suit} == set(suits) and {"Q", "K"} <= set(ranks)
+        bonus = MARRIAGE_BONUS if married else 0
+        if pure and sorted(naturals) == sorted(rules.super_sequence):
+            out.append((SUPER_SEQUENCE, True, False, SUPER_SEQUENCE_BONUS, SUPER_SEQUENCE_BONUS))
+        else:
+            out.append((SEQUENCE, pure, married, bonus, 0))
+    elif pure and sorted(naturals) == sorted(rules.super_sequence):
+        out.append((SUPER_SEQUENCE, False, False, SUPER_SEQUENCE_BONUS, SUPER_SEQUENCE_BONUS))  # cross-group
+    if pure and len(set(naturals)) == 1:
+        out.append((SUPER_SET, True, False, SUPER_SET_BONUS, SUPER_SET_BONUS))
+    return out
+
+
+def _inside_one_run(ranks: Iterable[str]) -> bool:
+    idx = [RANKS.index(r) for r in ranks]
+    return any(all(start <= i <= start + 2 for i in idx) for start in _RUN3_STARTS)
+
+
+def is_compulsory_sequence(cards: Sequence[Card]) -> bool:
+    """Four natural cards of one suit in one four-card single-group run (5.3): no joker, no wrap, no crossing."""
+    if len(cards) != 4 or JOKER in cards:
+        return False
+    idx = sorted(canonical_index(c) for c in cards)
+    suit_of, rank_of = idx[0] // 13, idx[0] % 13
+    return rank_of in _RUN4_STARTS and idx == [suit_of * 13 + rank_of + i for i in range(4)]
+
+
+def compulsory_sequences(cards: Iterable[Card]) -> list[tuple[Card, Card, Card, Card]]:
+    """The distinct compulsory sequences present in the cards (5.3), in canonical order of their lowest card."""
+    held = Counter(canonical_index(c) for c in cards)
+    return [tuple(STANDARD_PACK[i] for i in run) for run in _runs_held(held)]  # type: ignore[misc]
+
+
+def _runs_held(held: Counter[int] | dict[int, int]) -> list[tuple[int, int, int, int]]:
+    runs = []
+    for s in range(4):
+        for start in _RUN4_STARTS:
+            run = tuple(s * 13 + start + i for i in range(4))
+            if all(held.get(i, 0) for i in run):
+                runs.append(run)
+    return runs  # type: ignore[return-value]
+
+
+def _marriage_in(run: Sequence[int], rules: DealRules) -> bool:
+    """A J-Q-K-A compulsory sequence of the marriage suit is also a marriage (5.3, R9)."""
+    return STANDARD_PACK[run[0]] == "J" + rules.marriage_suit
+
+
+# --- points ---------------------------------------------------------------------------------------------------
+
+def card_count(cards: Iterable[Card], rules: DealRules) -> int:
+    """The count of unarranged cards (6.1, R13): honours 1, spots ½ rounded down on the total, jokers and jewels 0."""
+    honours = spots = 0
+    for card in cards:
+        if card == JOKER or rules.is_jewel(card):
+            continue
+        if is_honour(card):
+            honours += 1
+        else:
+            spots += 1
+    return honours + spots // 2
+
+
+def jewel_points(cards: Iterable[Card], rules: DealRules) -> int:
+    """Jewel points (6.2): per jewel code, 1 copy 2, 2 copies 5, 3 copies 10; every jewel counts however used (R28).
+
+    For a packer, pass the kept jewels: one 2, two alike 5, two different 2 + 2 = 4.
+    """
+    held = Counter(c for c in cards if rules.is_jewel(c))
+    return sum(JEWEL_POINTS_BY_COPIES[n] for n in held.values())
+
+
+def jewel_keep_choices(hand: Iterable[Card], rules: DealRules) -> list[tuple[Card, ...]]:
+    """Every distinct multiset of 0-2 held jewels a packer may keep (4.3, 4.5), by size then canonical order."""
+    held = sort_canonical(c for c in hand if rules.is_jewel(c))
+    choices = {tuple(pick) for n in range(MAX_KEPT_JEWELS + 1) for pick in combinations(held, n)}
+    return sorted(choices, key=lambda pick: (len(pick), [canonical_index(c) for c in pick]))
+
+
+def best_kept_jewels(hand: Iterable[Card], rules: DealRules) -> tuple[Card, ...]:
+    """The packer's jewels when the move names none (R18): most points; ties to the first list in canonical order."""
+    choices = jewel_keep_choices(hand, rules)
+    best = max(jewel_points(pick, rules) for pick in choices)
+    return next(pick for pick in choices if jewel_points(pick, rules) == best)
+
+
+# --- arrangements ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Group:
+    """One shown group: the compulsory sequence or a triple; ``wild`` lists its cards that act as wild cards."""
+
+    kind: str
+    cards: tuple[Card, ...]
+    wild: tuple[Card, ...]
+    auxiliary: bool
+    marriage: bool
+    bonus: int
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """How a 16-card hand is shown and scored (5.4, 6.1): ``s = bonus - penalty``.
+
+    ``full_hand`` is option B of 6.1 (no compulsory sequence shown, penalty 12, super sequences and super sets only).
+    """
+
+    compulsory: Group | None
+    triples: tuple[Group, ...]
+    unarranged: tuple[Card, ...]
+    bonus: int
+    penalty: int
+    full_hand: bool
+
+    @property
+    def s(self) -> int:
+        return self.bonus - self.penalty
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        return ((self.compulsory,) if self.compulsory else ()) + self.triples
+
+
+def is_valid_declaration(hand: Sequence[Card], rules: DealRules) -> bool:
+    """The declaration check of 5.5: a compulsory sequence, and four valid triples of the other 12, one auxiliary."""
+    _need_size(hand, HAND_SIZE)
+    search = _HandSearch(hand, rules)
+    return any(search.can_declare(search.full - search.delta_of(run), search.nonjewels_without(run), 4, True)
+               for run in search.runs)
+
+
+def declarer_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement | None:
+    """The declarer's arrangement (5.5, R14): the valid complete arrangement with the highest bonus; None if invalid.
+
+    The bonus is the compulsory sequence's marriage plus every triple's bonus_full; the penalty is 0.
+    """
+    _need_size(hand, HAND_SIZE)
+    search = _HandSearch(hand, rules)
+    best: tuple[int, tuple[int, int, int, int]] | None = None
+    for run in search.runs:
+        found = search.best_declare(search.full - search.delta_of(run), search.nonjewels_without(run), 4, True)
+        if found >= 0:
+            total = found + (MARRIAGE_BONUS if _marriage_in(run, rules) else 0)
+            if best is None or total > best[0]:
+                best = (total, run)
+    if best is None:
+        return None
+    total, run = best
+    clusters, spare = search.trace_declare(search.full - search.delta_of(run), 4, True)
+    arrangement = search.arrangement(run, clusters, spare, unarranged_naturals=[], complete=True)
+    assert arrangement.bonus == total
+    return arrangement
+
+
+def valid_declarations(hand: Sequence[Card], rules: DealRules) -> list[Card]:
+    """The distinct codes of a 17-card hand whose discard leaves a valid declaration, in canonical order (4.5)."""
+    _need_size(hand, DRAWN_HAND_SIZE)
+    search = _HandSearch(hand, rules)
+    valid: set[int] = set()
+    discards = sorted(set(search.indexes))
+    for run in search.runs:
+        after_run = search.full - search.delta_of(run)
+        nonjewels = search.nonjewels_without(run)
+        for d in discards:
+            if d in valid:
+                continue
+            if d == _JOKER_INDEX:
+                state, n = after_run, nonjewels
+            else:
+                delta = search.delta_of((d,))
+                state = after_run - delta
+                if state & search.guard != search.guard:
+                    continue                                   # every copy of d is in the run
+                n = nonjewels - (0 if search.is_jewel_index(d) else 1)
+            if search.can_declare(state, n, 4, True):
+                valid.add(d)
+    return [STANDARD_PACK[d] if d != _JOKER_INDEX else JOKER for d in sorted(valid)]
+
+
+def best_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement:
+    """A non-declarer's arrangement (6.1, R11): the one with the highest s, then the highest bonus, then option A.
+
+    Option A shows a compulsory sequence and up to four valid triples (no auxiliary needed) and pays the count of
+    the rest; option B (``full_hand_arrangement``) pays 12 and keeps only super sequences and super sets.
+    """
+    _need_size(hand, HAND_SIZE)
+    search = _HandSearch(hand, rules)
+    best: tuple[int, int, tuple[int, int, int, int], int, int] | None = None   # s, bonus, run, parity, code
+    for run in search.runs:
+        married = MARRIAGE_BONUS if _marriage_in(run, rules) else 0
+        values = search.option_a(search.full - search.delta_of(run), 4, search.jokers)
+        for parity, code in enumerate(values):
+            if code <= _FEASIBLE_FLOOR:
+                continue
+            v, bonus = code >> 6, code & 63
+            s = (v + parity) // 2 + married
+            if best is None or (s, bonus + married) > best[:2]:
+                best = (s, bonus + married, run, parity, code)
+    bare = full_hand_arrangement(hand, rules)
+    if best is None or (bare.s, bare.bonus) > best[:2]:
+        return bare
+    _s, _bonus, run, parity, _code = best
+    clusters, spare, unarranged = search.trace_option_a(search.full - search.delta_of(run), 4, search.jokers, parity)
+    return search.arrangement(run, clusters, spare, unarranged_naturals=unarranged, complete=False)
+
+
+def full_hand_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement:
+    """Option B of 6.1 ("full hand"): penalty 12, the best disjoint pure super sequences and super sets (R12).
+
+    This is how a wrong declarer is scored, whatever he holds (R20), and the fallback of every non-declarer.
+    """
+    _need_size(hand, HAND_SIZE)
+    held = Counter(hand)
+    seq = rules.super_sequence
+    best: tuple[int, int, list[str]] | None = None
+    for n_seq in range(min(held[c] for c in seq), -1, -1):
+        left = held.copy()
+        left.subtract({c: n_seq for c in seq})
+        sets = [c for c in sort_canonical(left) if c != JOKER and left[c] == 3]
+        bonus = SUPER_SEQUENCE_BONUS * n_seq + SUPER_SET_BONUS * len(sets)
+        if best is None or bonus > best[0]:
+            best = (bonus, n_seq, sets)
+    assert best is not None
+    bonus, n_seq, sets = best
+    groups = [Group(SUPER_SEQUENCE, tuple(seq), (), False, False, SUPER_SEQUENCE_BONUS)] * n_seq
+    groups += [Group(SUPER_SET, (c, c, c), (), True, False, SUPER_SET_BONUS) for c in sets]
+    rest = held.copy()
+    rest.subtract(Counter(c for g in groups for c in g.cards))
+    return Arrangement(compulsory=None, triples=tuple(groups), unarranged=tuple(sort_canonical(rest.elements())),
+                       bonus=bonus, penalty=FULL_HAND_PENALTY, full_hand=True)
+
+
+def _need_size(hand: Sequence[Card], size: int) -> None:
+    if len(hand) != size:
+        raise ValueError(f"a hand of {size} cards is needed, not {len(hand)}")
+
+
+# --- the search ---------------------------------------------------------------------------------------------------
+
+_BITS = 3                     # bits per code in a packed state: a guard bit (4) over a count of 0-3
+_INFEASIBLE = -(1 << 40)
+_FEASIBLE_FLOOR = _INFEASIBLE // 2   # an infeasible value plus any gains of a search stays below this
+_HONOUR_UNARRANGED = -2 * 64  # the option-A code: 64 * (2 bonus - 2 honours - spots) + bonus
+_SPOT_UNARRANGED = -1 * 64
+_BONUS_CODE = 2 * 64 + 1      # one bonus point in that code
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The natural clusters one open card allows, by card index (see the module docstring)."""
+
+    pairs: dict[tuple[int, int], int]                               # completable pair -> its bonus (marriage)
+    triples: dict[tuple[int, int, int], tuple[str, bool, int, int]]  # pure triple -> kind, auxiliary, full, bare
+
+
+@lru_cache(maxsize=128)
+def _tables(open_card: Card, all_wild_groups: bool) -> _Tables:
+    rules = DealRules(open_card, all_wild_groups)
+    marriage = (canonical_index("Q" + rules.marriage_suit), canonical_index("K" + rules.marriage_suit))
+    pairs = {(a, b): MARRIAGE_BONUS if (a, b) == marriage else 0
+             for a, b in combinations(range(52), 2) if _is_pair_cluster(a, b)}
+    triples: dict[tuple[int, int, int], tuple[str, bool, int, int]] = {}
+    for trio in _pure_candidates(rules):
+        cards = [STANDARD_PACK[i] for i in trio]
+        readings = _readings(cards, rules)
+        if readings:
+            kind, aux, _married, full, bare = max(readings, key=lambda r: (r[3], r[1]))
+            triples[trio] = (kind, any(r[1] for r in readings), full, bare)
+    return _Tables(pairs=pairs, triples=triples)
+
+
+def _is_pair_cluster(a: int, b: int) -> bool:
+    """Two different naturals that one wild card completes (a set, or a run of one suit and one group)."""
+    if a % 13 == b % 13:
+        return a // 13 != b // 13
+    return a // 13 == b // 13 and _inside_one_run((RANKS[a % 13], RANKS[b % 13]))
+
+
+def _pure_candidates(rules: DealRules) -> set[tuple[int, int, int]]:
+    """Every sorted index triple that could be a pure valid triple: sets, runs, super sets, the super sequence."""
+    out: set[tuple[int, int, int]] = set()
+    for r in range(13):
+        for suits in combinations(range(4), 3):
+            out.add(tuple(s * 13 + r for s in suits))  # type: ignore[arg-type]
+    for s in range(4):
+        for start in _RUN3_STARTS:
+            out.add((s * 13 + start, s * 13 + start + 1, s * 13 + start + 2))
+    out.update((i, i, i) for i in range(52))
+    out.add(tuple(sorted(canonical_index(c) for c in rules.super_sequence)))  # type: ignore[arg-type]
+    return out
+
+
+class _HandSearch:
+    """The memoised cluster searches over one hand's natural cards (module docstring).
+
+    Fields 0 and 1 of the packed state are the two jewel codes, then the hand's other natural codes in canonical
+    order; each field holds 4 + the number of copies left, so a subtraction that would take a card not held clears
+    that field's guard bit and nothing else.
+    """
+
+    def __init__(self, hand: Sequence[Card], rules: DealRules) -> None:
+        self.rules = rules
+        self.all_wild = rules.all_wild_groups
+        self.indexes = [canonical_index(c) for c in hand]
+        held = Counter(i for i in self.indexes if i != _JOKER_INDEX)
+        self.jokers = len(self.indexes) - sum(held.values())
+        jewel_idx = [canonical_index(c) for c in rules.jewels]
+        self.fields = jewel_idx + sorted(i for i in held if i not in jewel_idx)
+        self.field_of = {idx: k for k, idx in enumerate(self.fields)}
+        self.guard = sum(4 << (_BITS * k) for k in range(len(self.fields)))
+        self.full = self.guard + sum(n << (_BITS * self.field_of[i]) for i, n in held.items())
+        self.nonjewels = sum(n for i, n in held.items() if i not in jewel_idx)
+        self.runs = _runs_held(held)
+        self.heads = self._heads(held, _tables(rules.open_card, rules.all_wild_groups))
+        self._can: dict[int, bool] = {}
+        self._best: dict[int, tuple[int, tuple[int, ...] | None]] = {}
+        self._opt_a: dict[int, tuple[int, int, tuple[int, ...] | None, tuple[int, ...] | None]] = {}
+
+    def is_jewel_index(self, idx: int) -> bool:
+        return self.field_of.get(idx, 2) < 2
+
+    def nonjewels_without(self, idxs: Iterable[int]) -> int:
+        """The number of non-jewel naturals left once these cards are taken out."""
+        return self.nonjewels - sum(1 for i in idxs if not self.is_jewel_index(i))
+
+    def delta_of(self, idxs: Iterable[int]) -> int:
+        return sum(1 << (_BITS * self.field_of[i]) for i in idxs)
+
+    def _heads(self, held: Counter[int], tables: _Tables) -> list[list[tuple[int, int, int, int, bool, tuple[int, ...]]]]:
+        """Per field, the clusters whose first card is that field: (delta, non-jewels, wilds, bonus, aux, fields).
+
+        Pure triples come first (auxiliary ones leading), then pairs, then the card alone.
+        """
+        heads: list[list[tuple[int, int, int, int, bool, tuple[int, ...]]]] = [[] for _ in self.fields]
+
+        def add(idxs: tuple[int, ...], wilds: int, bonus: int, aux: bool) -> None:
+            need = Counter(idxs)
+            if any(held[i] < n for i, n in need.items()):
+                return
+            fields = tuple(sorted(self.field_of[i] for i in idxs))
+            nonjewels = sum(1 for f in fields if f >= 2)
+            heads[fields[0]].append((self.delta_of(idxs), nonjewels, wilds, bonus, aux, fields))
+
+        for trio, (_kind, aux, full, _bare) in sorted(tables.triples.items(), key=lambda t: not t[1][1]):
+            add(trio, 0, full, aux)
+        present = sorted(held)
+        for a, b in combinations(present, 2):
+            bonus = tables.pairs.get((a, b))
+            if bonus is not None:
+                add((a, b), 1, bonus, False)
+        for i in present:
+            add((i,), 2, 0, False)
+        return heads
+
+    def _first_field(self, counts: int) -> int:
+        return ((counts & -counts).bit_length() - 1) // _BITS
+
+    # Can the naturals in `state` form clusters filling the `c` triples left (one auxiliary if `aux`)? (5.5)
+    def can_declare(self, state: int, nonjewels: int, c: int, aux: bool) -> bool:
+        key = (state << 4) | (c << 1) | aux
+        known = self._can.get(key)
+        if known is None:
+            known = self._can_declare(state, nonjewels, c, aux)
+            self._can[key] = known
+        return known
+
+    def _can_declare(self, state: int, nonjewels: int, c: int, aux: bool) -> bool:
+        guard = self.guard
+        if state == guard:
+            return not aux and (c == 0 or self.all_wild)
+        if nonjewels > 3 * c:
+            return False
+        if not aux and nonjewels <= c and self.all_wild:
+            return True         # every natural alone with two wild cards, every jewel as a wild card
+        k = self._first_field(state - guard)
+        if c:
+            for delta, nj, _wilds, _bonus, group_aux, _fields in self.heads[k]:
+                rest = state - delta
+                if rest & guard == guard and self.can_declare(rest, nonjewels - nj, c - 1, aux and not group_aux):
+                    return True
+        return k < 2 and self.can_declare(state - (1 << (_BITS * k)), nonjewels, c, aux)
+
+    # The highest bonus of such clusters, or -1; remembers the best cluster (None: the first jewel is wild). (5.5)
+    def best_declare(self, state: int, nonjewels: int, c: int, aux: bool) -> int:
+        key = (state << 4) | (c << 1) | aux
+        known = self._best.get(key)
+        if known is None:
+            known = self._best_declare(state, nonjewels, c, aux)
+            self._best[key] = known
+        return known[0]
+
+    def _best_declare(self, state: int, nonjewels: int, c: int, aux: bool) -> tuple[int, tuple[int, ...] | None]:
+        guard = self.guard
+        if state == guard:
+            return (0 if not aux and (c == 0 or self.all_wild) else -1), None
+        if nonjewels > 3 * c:
+            return -1, None
+        k = self._first_field(state - guard)
+        best, choice = -1, None
+        if c:
+            for delta, nj, _wilds, bonus, group_aux, fields in self.heads[k]:
+                rest = state - delta
+                if rest & guard == guard:
+                    found = self.best_declare(rest, nonjewels - nj, c - 1, aux and not group_aux)
+                    if found >= 0 and found + bonus > best:
+                        best, choice = found + bonus, fields
+        if k < 2:
+            found = self.best_declare(state - (1 << (_BITS * k)), nonjewels, c, aux)
+            if found > best:
+                best, choice = found, None
+        return best, choice
+
+    def trace_declare(self, state: int, c: int, aux: bool) -> tuple[list[tuple[int, ...]], list[int]]:
+        """The clusters and wild-acting jewels (card indexes) of the best declaration found by best_declare."""
+        clusters: list[tuple[int, ...]] = []
+        wild_jewels: list[int] = []
+        while state != self.guard:
+            choice = self._best[(state << 4) | (c << 1) | aux][1]
+            if choice is None:
+                k = self._first_field(state - self.guard)
+                wild_jewels.append(self.fields[k])
+                state -= 1 << (_BITS * k)
+                continue
+            idxs = tuple(sorted(self.fields[f] for f in choice))
+            clusters.append(idxs)
+            aux = aux and not self._is_aux_cluster(idxs)
+            state -= self.delta_of(idxs)
+            c -= 1
+        return clusters, wild_jewels
+
+    def _is_aux_cluster(self, idxs: tuple[int, ...]) -> bool:
+        if len(idxs) != 3:
+            return False
+        return _tables(self.rules.open_card, self.all_wild).triples[idxs][1]   # type: ignore[index]
+
+    # Option A of 6.1 over the naturals in `state`, with `c` triples left and `w` wild cards spare (jewels ahead
+    # may still add to w). Returns, per parity of the unarranged spot cards, the best code
+    # 64 * (2 bonus - 2 honours - spots) + bonus, or _INFEASIBLE.
+    def option_a(self, state: int, c: int, w: int) -> tuple[int, int]:
+        key = (state << 9) | (c << 5) | (w + 16)
+        known = self._opt_a.get(key)
+        if known is None:
+            known = self._option_a(state, c, w)
+            self._opt_a[key] = known
+        return known[0], known[1]
+
+    def _option_a(self, state: int, c: int, w: int) -> tuple[int, int, tuple[int, ...] | None, tuple[int, ...] | None]:
+        counts = state - self.guard
+        if counts == 0:
+            return (0 if w >= 0 else _INFEASIBLE), _INFEASIBLE, None, None
+        if w + (counts & 7) + ((counts >> 3) & 7) < 0:
+            return _INFEASIBLE, _INFEASIBLE, None, None
+        k = self._first_field(counts)
+        one = 1 << (_BITS * k)
+        # Leave the first card unarranged (a jewel: spare as a wild card, counting 0).
+        if k < 2:
+            even, odd = self.option_a(state - one, c, w + 1)
+        else:
+            even, odd = self.option_a(state - one, c, w)
+            if self.fields[k] % 13 >= 9:
+                even, odd = even + _HONOUR_UNARRANGED, odd + _HONOUR_UNARRANGED
+            else:
+                even, odd = odd + _SPOT_UNARRANGED, even + _SPOT_UNARRANGED
+        pick_even: tuple[int, ...] | None = None
+        pick_odd: tuple[int, ...] | None = None
+        if c:
+            guard = self.guard
+            for delta, _nj, wilds, bonus, _aux, fields in self.heads[k]:
+                rest = state - delta
+                if rest & guard != guard or (k >= 2 and w < wilds):
+                    continue
+                sub_even, sub_odd = self.option_a(rest, c - 1, w - wilds)
+                gain = bonus * _BONUS_CODE
+                if sub_even + gain > even:
+                    even, pick_even = sub_even + gain, fields
+                if sub_odd + gain > odd:
+                    odd, pick_odd = sub_odd + gain, fields
+        return (even if even > _FEASIBLE_FLOOR else _INFEASIBLE), (odd if odd > _FEASIBLE_FLOOR else _INFEASIBLE), \
+            pick_even, pick_odd
+
+    def trace_option_a(self, state: int, c: int, w: int,
+                       parity: int) -> tuple[list[tuple[int, ...]], list[int], list[int]]:
+        """Clusters, spare jewels and unarranged naturals of the option-A value chosen by parity."""
+        clusters: list[tuple[int, ...]] = []
+        spare_jewels: list[int] = []
+        unarranged: list[int] = []
+        while state != self.guard:
+            entry = self._opt_a[(state << 9) | (c << 5) | (w + 16)]
+            choice = entry[2 + parity]
+            k = self._first_field(state - self.guard)
+            if choice is None:
+                idx = self.fields[k]
+                state -= 1 << (_BITS * k)
+                if k < 2:
+                    spare_jewels.append(idx)
+                    w += 1
+                else:
+                    unarranged.append(idx)
+                    parity ^= idx % 13 < 9
+                continue
+            idxs = tuple(sorted(self.fields[f] for f in choice))
+            clusters.append(idxs)
+            state -= self.delta_of(idxs)
+            c -= 1
+            w -= 3 - len(idxs)
+        return clusters, spare_jewels, unarranged
+
+    def arrangement(self, run: tuple[int, int, int, int], clusters: list[tuple[int, ...]], spare_jewels: list[int],
+                    unarranged_naturals: list[int], complete: bool) -> Arrangement:
+        """Fill the clusters with the wild cards (jokers first), and show the rest as all-wild triples or unarranged."""
+        rules = self.rules
+        tables = _tables(rules.open_card, self.all_wild)
+        wilds = [JOKER] * self.jokers + [STANDARD_PACK[i] for i in spare_jewels]
+        married = _marriage_in(run, rules)
+        compulsory = Group(COMPULSORY, tuple(STANDARD_PACK[i] for i in run), (), False, married,
+                           MARRIAGE_BONUS if married else 0)
+        triples = []
+        for idxs in clusters:
+            naturals = tuple(STANDARD_PACK[i] for i in idxs)
+            fill, wilds = tuple(wilds[:3 - len(idxs)]), wilds[3 - len(idxs):]
+            triples.append(_cluster_group(idxs, naturals, fill, tables))
+        while self.all_wild and len(wilds) >= 3 and len(triples) < 4:
+            triples.append(Group(ALL_WILD, tuple(wilds[:3]), tuple(wilds[:3]), False, False, 0))
+            wilds = wilds[3:]
+        unarranged = tuple(sort_canonical([STANDARD_PACK[i] for i in unarranged_naturals] + wilds))
+        if complete and (unarranged or len(triples) != 4):
+            raise AssertionError("a declaration's arrangement must be complete")
+        bonus = compulsory.bonus + sum(g.bonus for g in triples)
+        return Arrangement(compulsory=compulsory, triples=tuple(triples), unarranged=unarranged, bonus=bonus,
+                           penalty=card_count(unarranged, rules), full_hand=False)
+
+
+def _cluster_group(idxs: tuple[int, ...], naturals: tuple[Card, ...], fill: tuple[Card, ...],
+                   tables: _Tables) -> Group:
+    cards = tuple(sort_canonical(naturals)) + fill
+    if len(idxs) == 3:
+        kind, aux, full, _bare = tables.triples[idxs]   # type: ignore[index]
+        return Group(kind, cards, (), aux, kind == SEQUENCE and full == MARRIAGE_BONUS, full)
+    if len(idxs) == 2:
+        bonus = tables.pairs[idxs]                       # type: ignore[index]
+        kind = SET if idxs[0] % 13 == idxs[1] % 13 else SEQUENCE
+        return Group(kind, cards, fill, False, bonus == MARRIAGE_BONUS, bonus)
+    return Group(SET, cards, fill, False, False, 0)
+
+
+# --- settlement -------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's numbers at the end of a deal (6.1, 6.2): ``s`` for a playing hand, ``q`` for a packer."""
+
+    j: int
+    s: int | None = None
+    q: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.s is None) == (self.q is None):
+            raise ValueError("a seat is either a playing hand (s) or a packer (q)")
+
+    @property
+    def playing(self) -> bool:
+        return self.s is not None
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """The pairwise chart ``matrix[i][k]`` = what seat k pays seat i (0 on the diagonal) and each seat's net (6.3)."""
+
+    matrix: tuple[tuple[int, ...], ...]
+    nets: tuple[int, ...]
+
+
+def settle(seats: Sequence[SeatResult], declarer: int | None) -> Settlement:
+    """The difference-based settlement of 6.3.
+
+    Jewels are paid between all seats; bonuses minus penalties only between playing hands; a packer pays his pack
+    penalty to the declarer alone, and to nobody when the deal ends without declaration (R23).
+    """
+    if declarer is not None and not (0 <= declarer < len(seats) and seats[declarer].playing):
+        raise ValueError("the declarer must be a playing hand")
+    matrix = tuple(tuple(_payment(seats, declarer, i, k) if i != k else 0 for k in range(len(seats)))
+                   for i in range(len(seats)))
+    return Settlement(matrix=matrix, nets=tuple(sum(row) for row in matrix))
+
+
+def _payment(seats: Sequence[SeatResult], declarer: int | None, i: int, k: int) -> int:
+    """M[i][k] of 6.3: what seat k pays seat i."""
+    a, b = seats[i], seats[k]
+    amount = a.j - b.j
+    if a.s is not None and b.s is not None:
+        amount += a.s - b.s
+    if i == declarer and b.q is not None:
+        amount += b.q
+    if k == declarer and a.q is not None:
+        amount -= a.q
+    return amount
