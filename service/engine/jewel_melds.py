@@ -422,7 +422,7 @@ def full_hand_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement
             best = (bonus, n_seq, sets)
     assert best is not None
     bonus, n_seq, sets = best
-    groups = [Group(SUPER_SEQUENCE, tuple(seq), (), False, False, SUPER_SEQUENCE_BONUS)] * n_seq
+    groups = [Group(SUPER_SEQUENCE, tuple(sort_canonical(seq)), (), False, False, SUPER_SEQUENCE_BONUS)] * n_seq
     groups += [Group(SUPER_SET, (c, c, c), (), True, False, SUPER_SET_BONUS) for c in sets]
     rest = held.copy()
     rest.subtract(Counter(c for g in groups for c in g.cards))
@@ -451,6 +451,9 @@ class _Tables:
 
     pairs: dict[tuple[int, int], int]                               # completable pair -> its bonus (marriage)
     triples: dict[tuple[int, int, int], tuple[str, bool, int, int]]  # pure triple -> kind, auxiliary, full, bare
+    # The same, listed under their lowest card index, each list with the auxiliary triples first, for _heads:
+    pairs_from: tuple[tuple[tuple[int, int], ...], ...]                        # (other card, bonus)
+    triples_from: tuple[tuple[tuple[tuple[int, int, int], bool, int], ...], ...]  # (trio, auxiliary, bonus_full)
 
 
 @lru_cache(maxsize=128)
@@ -466,7 +469,11 @@ def _tables(open_card: Card, all_wild_groups: bool) -> _Tables:
         if readings:
             kind, aux, _married, full, bare = max(readings, key=lambda r: (r[3], r[1]))
             triples[trio] = (kind, any(r[1] for r in readings), full, bare)
-    return _Tables(pairs=pairs, triples=triples)
+    pairs_from = tuple(tuple((b, bonus) for (a, b), bonus in sorted(pairs.items()) if a == low) for low in range(52))
+    ordered = sorted(triples.items(), key=lambda item: (not item[1][1], item[0]))
+    triples_from = tuple(tuple((trio, aux, full) for trio, (_kind, aux, full, _bare) in ordered if trio[0] == low)
+                         for low in range(52))
+    return _Tables(pairs=pairs, triples=triples, pairs_from=pairs_from, triples_from=triples_from)
 
 
 def _is_pair_cluster(a: int, b: int) -> bool:
@@ -534,22 +541,23 @@ class _HandSearch:
         heads: list[list[tuple[int, int, int, int, bool, tuple[int, ...]]]] = [[] for _ in self.fields]
 
         def add(idxs: tuple[int, ...], wilds: int, bonus: int, aux: bool) -> None:
-            need = Counter(idxs)
-            if any(held[i] < n for i, n in need.items()):
-                return
             fields = tuple(sorted(self.field_of[i] for i in idxs))
             nonjewels = sum(1 for f in fields if f >= 2)
             heads[fields[0]].append((self.delta_of(idxs), nonjewels, wilds, bonus, aux, fields))
 
-        for trio, (_kind, aux, full, _bare) in sorted(tables.triples.items(), key=lambda t: not t[1][1]):
-            add(trio, 0, full, aux)
         present = sorted(held)
-        for a, b in combinations(present, 2):
-            bonus = tables.pairs.get((a, b))
-            if bonus is not None:
-                add((a, b), 1, bonus, False)
+        for low in present:
+            for trio, aux, full in tables.triples_from[low]:
+                if all(held.get(i, 0) >= trio.count(i) for i in trio):
+                    add(trio, 0, full, aux)
+        for low in present:
+            for other, bonus in tables.pairs_from[low]:
+                if other in held:
+                    add((low, other), 1, bonus, False)
         for i in present:
             add((i,), 2, 0, False)
+        for options in heads:     # a head's pure triples first, auxiliary ones leading (they end a search soonest)
+            options.sort(key=lambda option: (option[2], not option[4]))
         return heads
 
     def _first_field(self, counts: int) -> int:

@@ -401,7 +401,7 @@ def ref_triple(triple: tuple[str, str, str], rules: DealRules) -> tuple[bool, bo
 
 def ref_runs(hand: list[str]) -> set[tuple[str, ...]]:
     from itertools import combinations
-    return {four for four in {tuple(sorted(f)) for f in combinations(hand, 4)} if is_compulsory_sequence(four)}
+    return {four for four in {tuple(sort_canonical(f)) for f in combinations(hand, 4)} if is_compulsory_sequence(four)}
 
 
 def ref_remove(rest: tuple[str, ...], *taken: str) -> tuple[str, ...]:
