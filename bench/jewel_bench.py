@@ -176,7 +176,7 @@ def run(quick: bool, seed: int) -> dict[str, Any]:
     sets = {
         "built": built_cases(),
         "random": random_cases(rng, 20 if quick else 400),
-        "searched": searched_cases(rng, restarts=1 if quick else 6, steps=10 if quick else 150, repeats=3),
+        "searched": searched_cases(rng, restarts=1 if quick else 12, steps=10 if quick else 300, repeats=3),
     }
     rows = {name: measure(cases, repeats) for name, cases in sets.items()}
     per_set = {name: {f: summary(r, f) for f, r in by_function.items()} for name, by_function in rows.items()}

@@ -545,17 +545,23 @@ class _HandSearch:
             nonjewels = sum(1 for f in fields if f >= 2)
             heads[fields[0]].append((self.delta_of(idxs), nonjewels, wilds, bonus, aux, fields))
 
+        # A jewel needs to be a natural only in a pure triple: a jewel natural in a pair or alone makes the same
+        # three cards as the jewel acting wild beside the other natural (pairs earn no bonus with a jewel, since
+        # a marriage's Q and K are never jewels). Without all-wild triples, though, a jewel alone is one way to
+        # give a triple of wild cards the natural it must have.
         present = sorted(held)
+        jewels = set(self.fields[:2])
         for low in present:
             for trio, aux, full in tables.triples_from[low]:
                 if all(held.get(i, 0) >= trio.count(i) for i in trio):
                     add(trio, 0, full, aux)
         for low in present:
             for other, bonus in tables.pairs_from[low]:
-                if other in held:
+                if other in held and low not in jewels and other not in jewels:
                     add((low, other), 1, bonus, False)
         for i in present:
-            add((i,), 2, 0, False)
+            if i not in jewels or not self.all_wild:
+                add((i,), 2, 0, False)
         for options in heads:     # a head's pure triples first, auxiliary ones leading (they end a search soonest)
             options.sort(key=lambda option: (option[2], not option[4]))
         return heads
