@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -173,6 +174,8 @@ def summary(rows: list[tuple[float, str, str, str]], fname: str) -> dict[str, An
 def run(quick: bool, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     repeats = 3 if quick else 7
+    load_start = os.getloadavg()[0]
+    started = time.perf_counter()
     sets = {
         "built": built_cases(),
         "random": random_cases(rng, 20 if quick else 400),
@@ -182,6 +185,8 @@ def run(quick: bool, seed: int) -> dict[str, Any]:
     per_set = {name: {f: summary(r, f) for f, r in by_function.items()} for name, by_function in rows.items()}
     overall = {f: summary([row for by_function in rows.values() for row in by_function[f]], f) for f in FUNCTIONS}
     return {"seed": seed, "quick": quick, "python": platform.python_version(), "repeats": repeats,
+            "cpus": os.cpu_count(), "load_average": [load_start, os.getloadavg()[0]],
+            "seconds": time.perf_counter() - started,
             "sets": {name: len(cases) for name, cases in sets.items()}, "per_set": per_set, "overall": overall}
 
 
@@ -208,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every number to this file")
     args = parser.parse_args(argv)
     results = run(args.quick, args.seed)
+    print(f"Python {results['python']}, {results['cpus']} CPUs, load average {results['load_average'][0]:.2f} at the "
+          f"start and {results['load_average'][1]:.2f} at the end, {results['seconds']:.0f} s; each hand's time is the "
+          f"median of {results['repeats']} calls.\n")
     print(table(results))
     for fname, row in results["overall"].items():
         print(f"worst {fname}: O = {row['worst_open_card']}: {row['worst_cards']}")

@@ -38,6 +38,7 @@ PACKS = 3
 JEWEL_PACK: tuple[Card, ...] = tuple(code for _ in range(PACKS) for code in (*STANDARD_PACK, JOKER, JOKER))
 HAND_SIZE = 16
 DRAWN_HAND_SIZE = 17
+TRIPLES = 4                     # a complete arrangement is 4 + 3 + 3 + 3 + 3 (5.4)
 
 SUPER_SEQUENCE_BONUS = 4
 SUPER_SET_BONUS = 2
@@ -50,7 +51,7 @@ JEWEL_POINTS_BY_COPIES = (0, 2, 5, 10)
 
 SPOT_RANKS = RANKS[:9]          # 2 … T
 HONOUR_RANKS = RANKS[9:]        # J Q K A
-_OTHER_COLOUR = {"C": "DH", "S": "DH", "D": "CS", "H": "CS"}
+_OTHER_COLOUR = {"C": ("D", "H"), "S": ("D", "H"), "D": ("C", "S"), "H": ("C", "S")}
 _MARRIAGE = {"C": "S", "S": "C", "D": "H", "H": "D"}
 # Starting rank indexes of the single-group runs (5.1): 2-3-4 … 8-9-T, J-Q-K, Q-K-A; 2-3-4-5 … 7-8-9-T, J-Q-K-A.
 _RUN3_STARTS = (0, 1, 2, 3, 4, 5, 6, 9, 10)
@@ -96,7 +97,8 @@ def is_spot(card: Card) -> bool:
 def jewels_of(open_card: Card) -> tuple[Card, Card]:
     """The two jewel codes: the open card's rank in the two suits of the other colour (spec 1)."""
     _check_open_card(open_card)
-    return tuple(open_card[0] + s for s in _OTHER_COLOUR[open_card[1]])  # type: ignore[return-value]
+    first, second = _OTHER_COLOUR[open_card[1]]
+    return open_card[0] + first, open_card[0] + second
 
 
 def marriage_suit(open_card: Card) -> str:
@@ -228,17 +230,20 @@ def is_compulsory_sequence(cards: Sequence[Card]) -> bool:
 def compulsory_sequences(cards: Iterable[Card]) -> list[tuple[Card, Card, Card, Card]]:
     """The distinct compulsory sequences present in the cards (5.3), in canonical order of their lowest card."""
     held = Counter(canonical_index(c) for c in cards)
-    return [tuple(STANDARD_PACK[i] for i in run) for run in _runs_held(held)]  # type: ignore[misc]
+    return [(STANDARD_PACK[a], STANDARD_PACK[b], STANDARD_PACK[c], STANDARD_PACK[d])
+            for a, b, c, d in _runs_held(held)]
 
 
-def _runs_held(held: Counter[int] | dict[int, int]) -> list[tuple[int, int, int, int]]:
+def _runs_held(held: Counter[int]) -> list[tuple[int, int, int, int]]:
+    """The distinct compulsory sequences among these card indexes, by suit, then by their lowest card."""
     runs = []
     for s in range(4):
         for start in _RUN4_STARTS:
-            run = tuple(s * 13 + start + i for i in range(4))
-            if all(held.get(i, 0) for i in run):
+            low = s * 13 + start
+            run = (low, low + 1, low + 2, low + 3)
+            if all(held[i] for i in run):
                 runs.append(run)
-    return runs  # type: ignore[return-value]
+    return runs
 
 
 def _marriage_in(run: Sequence[int], rules: DealRules) -> bool:
@@ -325,7 +330,7 @@ def is_valid_declaration(hand: Sequence[Card], rules: DealRules) -> bool:
     """The declaration check of 5.5: a compulsory sequence, and four valid triples of the other 12, one auxiliary."""
     _need_size(hand, HAND_SIZE)
     search = _HandSearch(hand, rules)
-    return any(search.can_declare(search.full - search.delta_of(run), search.nonjewels_without(run), 4, True)
+    return any(search.can_declare(search.full - search.delta_of(run), search.nonjewels_without(run), TRIPLES, True)
                for run in search.runs)
 
 
@@ -338,18 +343,16 @@ def declarer_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement 
     search = _HandSearch(hand, rules)
     best: tuple[int, tuple[int, int, int, int]] | None = None
     for run in search.runs:
-        found = search.best_declare(search.full - search.delta_of(run), search.nonjewels_without(run), 4, True)
+        found = search.best_declare(search.full - search.delta_of(run), search.nonjewels_without(run), TRIPLES, True)
         if found >= 0:
             total = found + (MARRIAGE_BONUS if _marriage_in(run, rules) else 0)
             if best is None or total > best[0]:
                 best = (total, run)
     if best is None:
         return None
-    total, run = best
-    clusters, spare = search.trace_declare(search.full - search.delta_of(run), 4, True)
-    arrangement = search.arrangement(run, clusters, spare, unarranged_naturals=[], complete=True)
-    assert arrangement.bonus == total
-    return arrangement
+    _total, run = best
+    clusters, spare = search.trace_declare(search.full - search.delta_of(run), TRIPLES, True)
+    return search.arrangement(run, clusters, spare, unarranged_naturals=[])
 
 
 def valid_declarations(hand: Sequence[Card], rules: DealRules) -> list[Card]:
@@ -372,7 +375,7 @@ def valid_declarations(hand: Sequence[Card], rules: DealRules) -> list[Card]:
                 if state & search.guard != search.guard:
                     continue                                   # every copy of d is in the run
                 n = nonjewels - (0 if search.is_jewel_index(d) else 1)
-            if search.can_declare(state, n, 4, True):
+            if search.can_declare(state, n, TRIPLES, True):
                 valid.add(d)
     return [STANDARD_PACK[d] if d != _JOKER_INDEX else JOKER for d in sorted(valid)]
 
@@ -388,7 +391,7 @@ def best_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement:
     best: tuple[int, int, tuple[int, int, int, int], int, int] | None = None   # s, bonus, run, parity, code
     for run in search.runs:
         married = MARRIAGE_BONUS if _marriage_in(run, rules) else 0
-        values = search.option_a(search.full - search.delta_of(run), 4, search.jokers)
+        values = search.option_a(search.full - search.delta_of(run), TRIPLES, search.jokers)
         for parity, code in enumerate(values):
             if code <= _FEASIBLE_FLOOR:
                 continue
@@ -400,8 +403,9 @@ def best_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement:
     if best is None or (bare.s, bare.bonus) > best[:2]:
         return bare
     _s, _bonus, run, parity, _code = best
-    clusters, spare, unarranged = search.trace_option_a(search.full - search.delta_of(run), 4, search.jokers, parity)
-    return search.arrangement(run, clusters, spare, unarranged_naturals=unarranged, complete=False)
+    clusters, spare, unarranged = search.trace_option_a(search.full - search.delta_of(run), TRIPLES, search.jokers,
+                                                        parity)
+    return search.arrangement(run, clusters, spare, unarranged_naturals=unarranged)
 
 
 def full_hand_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement:
@@ -412,16 +416,14 @@ def full_hand_arrangement(hand: Sequence[Card], rules: DealRules) -> Arrangement
     _need_size(hand, HAND_SIZE)
     held = Counter(hand)
     seq = rules.super_sequence
-    best: tuple[int, int, list[str]] | None = None
+    choices = []                 # (bonus, super sequences, super sets), most super sequences first
     for n_seq in range(min(held[c] for c in seq), -1, -1):
         left = held.copy()
         left.subtract({c: n_seq for c in seq})
-        sets = [c for c in sort_canonical(left) if c != JOKER and left[c] == 3]
-        bonus = SUPER_SEQUENCE_BONUS * n_seq + SUPER_SET_BONUS * len(sets)
-        if best is None or bonus > best[0]:
-            best = (bonus, n_seq, sets)
-    assert best is not None
-    bonus, n_seq, sets = best
+        sets = [c for c in sort_canonical(left) if c != JOKER and left[c] == PACKS]
+        choices.append((SUPER_SEQUENCE_BONUS * n_seq + SUPER_SET_BONUS * len(sets), n_seq, sets))
+    best = max(choice[0] for choice in choices)
+    bonus, n_seq, sets = next(choice for choice in choices if choice[0] == best)
     groups = [Group(SUPER_SEQUENCE, tuple(sort_canonical(seq)), (), False, False, SUPER_SEQUENCE_BONUS)] * n_seq
     groups += [Group(SUPER_SET, (c, c, c), (), True, False, SUPER_SET_BONUS) for c in sets]
     rest = held.copy()
@@ -487,13 +489,14 @@ def _pure_candidates(rules: DealRules) -> set[tuple[int, int, int]]:
     """Every sorted index triple that could be a pure valid triple: sets, runs, super sets, the super sequence."""
     out: set[tuple[int, int, int]] = set()
     for r in range(13):
-        for suits in combinations(range(4), 3):
-            out.add(tuple(s * 13 + r for s in suits))  # type: ignore[arg-type]
+        for a, b, c in combinations(range(4), 3):
+            out.add((a * 13 + r, b * 13 + r, c * 13 + r))
     for s in range(4):
         for start in _RUN3_STARTS:
             out.add((s * 13 + start, s * 13 + start + 1, s * 13 + start + 2))
     out.update((i, i, i) for i in range(52))
-    out.add(tuple(sorted(canonical_index(c) for c in rules.super_sequence)))  # type: ignore[arg-type]
+    low, mid, high = sorted(canonical_index(c) for c in rules.super_sequence)
+    out.add((low, mid, high))
     return out
 
 
@@ -518,7 +521,8 @@ class _HandSearch:
         self.full = self.guard + sum(n << (_BITS * self.field_of[i]) for i, n in held.items())
         self.nonjewels = sum(n for i, n in held.items() if i not in jewel_idx)
         self.runs = _runs_held(held)
-        self.heads = self._heads(held, _tables(rules.open_card, rules.all_wild_groups))
+        self.tables = _tables(rules.open_card, rules.all_wild_groups)
+        self.heads = self._heads(held, self.tables)
         self._can: dict[int, bool] = {}
         self._best: dict[int, tuple[int, tuple[int, ...] | None]] = {}
         self._opt_a: dict[int, tuple[int, int, tuple[int, ...] | None, tuple[int, ...] | None]] = {}
@@ -645,7 +649,8 @@ class _HandSearch:
     def _is_aux_cluster(self, idxs: tuple[int, ...]) -> bool:
         if len(idxs) != 3:
             return False
-        return _tables(self.rules.open_card, self.all_wild).triples[idxs][1]   # type: ignore[index]
+        low, mid, high = idxs
+        return self.tables.triples[(low, mid, high)][1]
 
     # Option A of 6.1 over the naturals in `state`, with `c` triples left and `w` wild cards spare (jewels ahead
     # may still add to w). Returns, per parity of the unarranged spot cards, the best code
@@ -700,7 +705,7 @@ class _HandSearch:
         unarranged: list[int] = []
         while state != self.guard:
             entry = self._opt_a[(state << 9) | (c << 5) | (w + 16)]
-            choice = entry[2 + parity]
+            choice = entry[3] if parity else entry[2]
             k = self._first_field(state - self.guard)
             if choice is None:
                 idx = self.fields[k]
@@ -720,10 +725,9 @@ class _HandSearch:
         return clusters, spare_jewels, unarranged
 
     def arrangement(self, run: tuple[int, int, int, int], clusters: list[tuple[int, ...]], spare_jewels: list[int],
-                    unarranged_naturals: list[int], complete: bool) -> Arrangement:
+                    unarranged_naturals: list[int]) -> Arrangement:
         """Fill the clusters with the wild cards (jokers first), and show the rest as all-wild triples or unarranged."""
         rules = self.rules
-        tables = _tables(rules.open_card, self.all_wild)
         wilds = [JOKER] * self.jokers + [STANDARD_PACK[i] for i in spare_jewels]
         married = _marriage_in(run, rules)
         compulsory = Group(COMPULSORY, tuple(STANDARD_PACK[i] for i in run), (), False, married,
@@ -732,13 +736,11 @@ class _HandSearch:
         for idxs in clusters:
             naturals = tuple(STANDARD_PACK[i] for i in idxs)
             fill, wilds = tuple(wilds[:3 - len(idxs)]), wilds[3 - len(idxs):]
-            triples.append(_cluster_group(idxs, naturals, fill, tables))
-        while self.all_wild and len(wilds) >= 3 and len(triples) < 4:
+            triples.append(_cluster_group(idxs, naturals, fill, self.tables))
+        while self.all_wild and len(wilds) >= 3 and len(triples) < TRIPLES:
             triples.append(Group(ALL_WILD, tuple(wilds[:3]), tuple(wilds[:3]), False, False, 0))
             wilds = wilds[3:]
         unarranged = tuple(sort_canonical([STANDARD_PACK[i] for i in unarranged_naturals] + wilds))
-        if complete and (unarranged or len(triples) != 4):
-            raise AssertionError("a declaration's arrangement must be complete")
         bonus = compulsory.bonus + sum(g.bonus for g in triples)
         return Arrangement(compulsory=compulsory, triples=tuple(triples), unarranged=unarranged, bonus=bonus,
                            penalty=card_count(unarranged, rules), full_hand=False)
@@ -748,11 +750,13 @@ def _cluster_group(idxs: tuple[int, ...], naturals: tuple[Card, ...], fill: tupl
                    tables: _Tables) -> Group:
     cards = tuple(sort_canonical(naturals)) + fill
     if len(idxs) == 3:
-        kind, aux, full, _bare = tables.triples[idxs]   # type: ignore[index]
+        low, mid, high = idxs
+        kind, aux, full, _bare = tables.triples[(low, mid, high)]
         return Group(kind, cards, (), aux, kind == SEQUENCE and full == MARRIAGE_BONUS, full)
     if len(idxs) == 2:
-        bonus = tables.pairs[idxs]                       # type: ignore[index]
-        kind = SET if idxs[0] % 13 == idxs[1] % 13 else SEQUENCE
+        first, second = idxs
+        bonus = tables.pairs[(first, second)]
+        kind = SET if first % 13 == second % 13 else SEQUENCE
         return Group(kind, cards, fill, False, bonus == MARRIAGE_BONUS, bonus)
     return Group(SET, cards, fill, False, False, 0)
 

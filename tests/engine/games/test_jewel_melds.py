@@ -373,8 +373,10 @@ def assert_consistent(arrangement: Arrangement, hand: list[str], rules: DealRule
     assert Counter(shown) == Counter(hand)
     if arrangement.full_hand:
         assert arrangement.compulsory is None and arrangement.penalty == FULL_HAND_PENALTY
-        assert all(g.kind in (SUPER_SET, SUPER_SEQUENCE) and triple_info(g.cards, rules) for g in arrangement.triples)
-        assert arrangement.bonus == sum(triple_info(g.cards, rules).bonus_bare for g in arrangement.triples)  # type: ignore[union-attr]
+        infos = [triple_info(g.cards, rules) for g in arrangement.triples]
+        assert all(g.kind in (SUPER_SET, SUPER_SEQUENCE) for g in arrangement.triples)
+        assert arrangement.bonus == sum(info.bonus_bare for info in infos if info is not None)
+        assert None not in infos
         return
     assert arrangement.compulsory is not None and arrangement.compulsory.kind == COMPULSORY
     assert is_compulsory_sequence(arrangement.compulsory.cards)
@@ -571,3 +573,21 @@ def test_hand_sizes_are_checked() -> None:
 def test_canonical_index_rejects_non_cards() -> None:
     with pytest.raises(ValueError):
         canonical_index("1X")
+
+
+# --- the benchmark's adversarial hands (bench/jewel_bench.py) -------------------------------------------------------
+
+def built_cases() -> list[tuple[str, DealRules, tuple[str, ...]]]:
+    from bench.jewel_bench import built_cases as cases
+    return cases()
+
+
+@pytest.mark.parametrize("name, rules, hand", built_cases(), ids=[c[0] for c in built_cases()])
+def test_adversarial_hands_match_the_literal_search(name: str, rules: DealRules, hand: tuple[str, ...]) -> None:
+    sixteen = list(hand[:16])
+    declared = declarer_arrangement(sixteen, rules)
+    assert (declared.bonus if declared else None) == ref_declare_bonus(sixteen, rules)
+    assert best_arrangement(sixteen, rules).s == ref_best_s(sixteen, rules)
+    from service.engine.jewel_melds import valid_declarations
+    assert valid_declarations(list(hand), rules) == [
+        d for d in sort_canonical(set(hand)) if is_valid_declaration(without(list(hand), d), rules)]
