@@ -591,3 +591,27 @@ def test_adversarial_hands_match_the_literal_search(name: str, rules: DealRules,
     from service.engine.jewel_melds import valid_declarations
     assert valid_declarations(list(hand), rules) == [
         d for d in sort_canonical(set(hand)) if is_valid_declaration(without(list(hand), d), rules)]
+
+
+# --- rules the property tests reach only by chance -------------------------------------------------------------------
+
+def test_R9_jack_to_ace_of_the_marriage_suit_is_a_marriage() -> None:
+    rules = DealRules("AS", all_wild_groups=False)                 # marriage suit: clubs
+    hand = cards("9C TC JC QC KC AC AD AH 2S 9S TS JS QS KS JK JK")
+    declared = declarer_arrangement(hand, rules)
+    assert declared is not None and declared.bonus == MARRIAGE_BONUS
+    assert declared.compulsory is not None and declared.compulsory.marriage
+
+
+def test_R10_R12_full_hand_counts_both_super_sequences() -> None:
+    rules = DealRules("7D")
+    hand = cards("6D 6D 6D 7D 7D 8D 8D 8D 2C 4C 6C 8C TC QH 3S 5S")
+    bare = full_hand_arrangement(hand, rules)
+    assert (bare.bonus, bare.s) == (8, -4)                        # not the two super sets 6D, 8D (4)
+    assert [g.kind for g in bare.triples] == [SUPER_SEQUENCE, SUPER_SEQUENCE]
+    assert best_arrangement(hand, rules).s == -4
+
+
+def test_R5_a_wild_card_never_makes_a_super_sequence() -> None:
+    info = triple_info(cards("6D JK 8D"), DealRules("7D"))
+    assert info is not None and (info.kind, info.bonus_full, info.auxiliary) == (SEQUENCE, 0, False)
