@@ -351,6 +351,15 @@ def test_S0_B_is_complete_but_has_no_auxiliary() -> None:
     assert [g.cards for g in married] == [("QC", "KC", "AD")] and married[0].wild == ("AD",)
 
 
+@pytest.mark.parametrize("drawn, declares", [("JC", True), ("AC", True), ("KH", False), ("4H", False)])
+def test_S0_B_could_declare_only_by_drawing_the_club_jack_or_ace(drawn: str, declares: bool) -> None:
+    from service.engine.jewel_melds import valid_declarations
+    valid = valid_declarations(SEED_HANDS["B"] + [drawn], SEED_RULES)
+    assert bool(valid) == declares
+    if declares:
+        assert "AD" in valid          # the jewel no longer needed beside QC KC
+
+
 def test_S0_D_shows_his_compulsory_sequence() -> None:
     arrangement = best_arrangement(SEED_HANDS["D"], SEED_RULES)
     assert arrangement.compulsory is not None and arrangement.compulsory.cards == tuple(cards("JS QS KS AS"))
