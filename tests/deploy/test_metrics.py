@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.api.reveal import cards_in
+from tests.engine.playout import cards_in
 from tests.deploy.cluster import Client, Instance
 from tests.redis_server import RedisServer
 
