@@ -1,7 +1,9 @@
 """Chip arithmetic shared by the games: exact integers only, every chip accounted for."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
+
+SAFE_MAX = 2**53 - 1  # the largest integer every JSON client reads exactly: no count may pass +-SAFE_MAX
 
 
 def share_by_weights(total: int, weights: Sequence[int]) -> list[int]:
@@ -36,3 +38,34 @@ def split_evenly(total: int, seats_in_order: Sequence[int]) -> dict[int, int]:
 
 def payoffs_balance(payoffs: Sequence[int]) -> bool:
     return sum(payoffs) == 0
+
+
+def pay_by_tricks(pot: int, winners: Sequence[int], n: int, paid: Container[int]) -> list[int]:
+    """A pot paid out by tricks: each trick's winner gets ``pot div tricks``, and the odd chips
+    (``pot mod tricks``) go to the winner of the first trick. A winner not in ``paid`` (a hand played
+    for the pot, such as a defended one) takes nothing: its share, odd chips included, stays in the pot.
+    ``winners`` are the deal's trick winners in order; the answer is each of the ``n`` seats' share.
+
+    >>> pay_by_tricks(7, [0, 3, 3], 4, {0})
+    [3, 0, 0, 0]
+    """
+    shares = [0] * n
+    if not winners:
+        return shares
+    value, odd = divmod(pot, len(winners))
+    for seat in winners:
+        if seat in paid:
+            shares[seat] += value
+    if winners[0] in paid:
+        shares[winners[0]] += odd
+    return shares
+
+
+def within_limit(chips: Sequence[int], pot: int, margin: int = 0) -> bool:
+    """Do the balances and the pot leave room for ``margin`` more chips to move (the next deal's ante) and
+    then for the whole pot to go to the richest seat, every count staying within +-SAFE_MAX?
+
+    Checked after a deal's settlement, it guarantees that the next deal, settled without loo payments,
+    cannot pass the bound (games whose pot can double, such as Unlimited Loo, end the match before that).
+    """
+    return max(0, *chips) + pot + margin <= SAFE_MAX and min(chips) - margin >= -SAFE_MAX

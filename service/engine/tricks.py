@@ -147,6 +147,10 @@ def _explain(reason: str, plays: Sequence[Play], allowed: Sequence[Card], trump:
     return "That card may not be played now."
 
 
+def _count(k: int) -> str:
+    return ("no", "one", "two", "three", "four")[k] if k < 5 else str(k)
+
+
 def _list(cards: Sequence[Card]) -> str:
     names = [card_name(c) for c in cards]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
@@ -159,6 +163,87 @@ def legal_from(steps: Ladder, hand: Sequence[Card]) -> list[Card]:
 
 def no_trump(state: State) -> str | None:
     return None
+
+
+def never(state: State) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class InDeal:
+    """Seats that passed sit the deal out: the next seat still in the deal, and how many cards make a trick.
+
+    ``plays(state, seat)`` says whether the seat's hand plays this deal; ``step`` is the direction of play
+    (1: clockwise, to the left; -1: to the right). Give ``next_seat`` and ``size`` to :class:`TrickPlay`.
+    """
+
+    plays: Callable[[State, int], bool]
+    step: int = 1
+
+    def next_seat(self, state: State, seat: int) -> int:
+        """The first seat after ``seat`` in the direction of play whose hand plays (``seat`` itself if alone)."""
+        n: int = state["players"]
+        for i in range(1, n + 1):
+            s = (seat + self.step * i) % n
+            if self.plays(state, s):
+                return s
+        raise AssertionError("no hand plays this deal")
+
+    def size(self, state: State) -> int:
+        return sum(1 for s in range(state["players"]) if self.plays(state, s))
+
+
+@dataclass(frozen=True, slots=True)
+class LeadDuties:
+    """The Loo family's duties of the leader, as a duty ladder with its sentences (the first rule that
+    matches, then narrowing). To the deal's first trick: the trump ace when held (``trump_ace``); else the
+    trump king when the ace is the turn-up (``trump_king``); else, holding ``trump_from`` or more trumps, a
+    trump, and the highest of them against a single opponent (two hands in play) or whenever
+    ``highest_always`` says so. To later tricks (``later_trump``): a trump when holding one, the highest of
+    two or more when ``highest_always``. Give the value as TrickPlay's ``lead_duties`` and its ``explain``
+    as ``explain_lead``.
+    """
+
+    turn_up: Callable[[State], Card]
+    hands_in_play: Callable[[State], int]
+    highest_always: Callable[[State], bool] = never
+    trump_ace: bool = True
+    trump_king: bool = True
+    trump_from: int = 2
+    later_trump: bool = True
+    order: str = RANKS
+
+    def __call__(self, state: State, hand: list[Card]) -> Ladder:
+        turn_up = self.turn_up(state)
+        trump = turn_up[1]
+        trumps = [c for c in hand if c[1] == trump]
+        if not state["tricks"]:
+            if self.trump_ace and "A" + trump in hand:
+                return [(["A" + trump], "must_lead_trump_ace")]
+            if self.trump_king and turn_up[0] == "A" and "K" + trump in hand:
+                return [(["K" + trump], "must_lead_trump_king")]
+            if not self.trump_from or len(trumps) < self.trump_from:
+                return []
+            highest = self.highest_always(state) or self.hands_in_play(state) == 2
+        else:
+            if not (self.later_trump and trumps):
+                return []
+            highest = len(trumps) >= 2 and self.highest_always(state)
+        steps: Ladder = [(trumps, "must_lead_trump")]
+        if highest:
+            steps.append(([max(trumps, key=lambda c: self.order.index(c[0]))], "must_lead_highest_trump"))
+        return steps
+
+    def explain(self, state: State, reason: str, allowed: list[Card]) -> str:
+        trumps = suit_name(self.turn_up(state)[1])
+        if reason == "must_lead_trump_ace":
+            return f"You hold the ace of trumps ({trumps}): you must lead it."
+        if reason == "must_lead_trump_king":
+            return f"The ace of trumps is turned up and you hold the king of {trumps}: you must lead it."
+        if reason == "must_lead_trump":
+            why = "you hold a trump and won the last trick" if state["tricks"] else f"you hold {_count(self.trump_from)} or more trumps"
+            return f"You must lead a trump ({trumps}): {why}."
+        return f"You must lead your highest trump, the {card_name(allowed[0])}."
 
 
 def clockwise(state: State, seat: int) -> int:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -76,20 +77,21 @@ def play(seat: int, card: str) -> dict[str, Any]:
 
 def at_later_deal(deals: list[dict[str, Any]], n: int, first_dealer: int, pool_before_ante: int,
                   **options: Any) -> dict[str, Any]:
-    """Play the first deals (everybody but the dealer passes), then set the pool carried into the last one.
+    """Play the first deals (everybody but the dealer passes), then set the pot carried into the last one.
 
-    The chips for the pool are taken from the seats in turn, so the state stays conserved; it is then
-    validated like any client-supplied state.
+    The chips for the pot are taken from the seats in turn, both in the totals carried into the deal
+    (``before``) and in the deal itself, so the state stays conserved; it is then validated like any
+    client-supplied state.
     """
     state = engine.new_match(GAME, n, {"first_dealer": first_dealer, **options}, SEED, deals)
     for _ in range(len(deals) - 1):
         dealer = state["dealer"]
         state = act(state, *[(s, "pass") for s in [(dealer + i) % n for i in range(1, n)]])
-    extra = pool_before_ante + options.get("ante", 3) - state["pool"]
-    state["pool"] += extra
-    state["stake"] += extra
-    for i in range(extra):
-        state["chips"][i % n] -= 1
+    extra = pool_before_ante + options.get("ante", 3) - state["pot"]
+    for totals in (state, state["before"]):
+        totals["pot"] += extra
+        for i in range(extra):
+            totals["chips"][i % n] -= 1
     engine.check_state(GAME, state)
     return state
 
@@ -106,17 +108,17 @@ S1_PLAY = "0:AS 1:4C 2:5C 0:2H 1:KH 2:6C 1:QH 2:7C 0:3H"
 @pytest.mark.parametrize(("loo_amount", "loss", "pool", "next_stake"), [(3, 3, 3, 6), (6, 6, 6, 9)])
 def test_S1_S2_stakes_arithmetic(loo_amount: int, loss: int, pool: int, next_stake: int) -> None:
     state = new(S1_HANDS, "2D", loo_amount=loo_amount)
-    assert state["stake"] == 3 and state["pool"] == 3  # a single
+    assert state["pot"] == 3  # a single
     state = act(state, (0, "stand"), (1, "stand"), (2, "stand"), (3, "pass"))
     state, events = engine.apply(state, play(0, "AS"))
     for move in plays(S1_PLAY)[1:-1]:
         state = act(state, move)
     state, events = engine.apply(state, play(0, "3H"))
-    settlement = next(e for e in events if e["type"] == "settlement")
-    assert settlement["changes"] == [1, 2, -loss, 0]
-    assert settlement["looed"] == [2] and settlement["pool"] == pool
+    settlement = next(e for e in events if e["type"] == "deal_settled")
+    assert settlement["changes"] == [1, 2, -loss, -3] and settlement["unit"] == "chips"  # the dealer's ante
+    assert settlement["looed"] == [2] and settlement["pot"] == pool
     # the next deal: seat 0 deals and antes into the double
-    assert state["deal_no"] == 2 and state["dealer"] == 0 and state["stake"] == next_stake
+    assert state["deal_no"] == 2 and state["dealer"] == 0 and state["pot"] == next_stake
     assert balances(state) == [100 + 1 - 3, 102, 100 - loss, 97]
     assert next_stake // 3 == (2 if loo_amount == 3 else 3)
 
@@ -240,21 +242,22 @@ def test_S9_dealer_facing_single_stander() -> None:
 def test_S9_lone_miss_taker_wins_the_pool() -> None:
     state = act(new({}, "2D"), (0, "take_miss"), (1, "pass"), (2, "pass"))
     assert engine.legal_moves(state) == [{"seat": 3, "action": a} for a in ("stand", "pass")]
-    assert refused(state, {"seat": 3, "action": "defend"}) == "miss_not_available"
+    assert refused(state, {"seat": 3, "action": "defend"}) == "defend_not_allowed"  # spec 4.3
     assert refused(state, {"seat": 3, "action": "take_miss"}) == "miss_not_available"
     state, events = engine.apply(state, {"seat": 3, "action": "pass"})
-    settlement = next(e for e in events if e["type"] == "settlement")
-    assert settlement["changes"] == [3, 0, 0, 0] and settlement["pool"] == 0
-    assert state["deal_no"] == 2 and state["stake"] == 3  # the next deal is a single again
+    settlement = next(e for e in events if e["type"] == "deal_settled")
+    assert settlement["changes"] == [3, 0, 0, -3] and settlement["pot"] == 0
+    assert state["deal_no"] == 2 and state["pot"] == 3  # the next deal is a single again
     assert balances(state) == [100, 100, 100, 97]  # seat 0 won 3, then anted 3 as the new dealer
 
 
 def test_S9_all_pass_dealer_wins_without_acting() -> None:
     state = act(new({}, "2D"), (0, "pass"), (1, "pass"))
     state, events = engine.apply(state, {"seat": 2, "action": "pass"})
-    assert [e["type"] for e in events][:3] == ["declaration", "settlement", "deal"]
-    assert events[1]["changes"] == [0, 0, 0, 3]
-    assert balances(state) == [97, 100, 100, 100] and state["pool"] == 3
+    assert [e["type"] for e in events][:3] == ["pass", "deal_settled", "deal_started"]
+    assert events[0] == {"type": "pass", "seat": 2}
+    assert events[1]["changes"] == [0, 0, 0, 0]  # the dealer won back the 3 he anted
+    assert balances(state) == [97, 100, 100, 100] and state["pot"] == 3
 
 
 # ----- S10: settlement ---------------------------------------------------------------------
@@ -270,16 +273,16 @@ def test_S10_settlement_limited_and_unlimited(unlimited: bool, loss: int, pool: 
     state = engine.new_match(GAME, 5, {"first_dealer": 3, "unlimited": unlimited}, SEED, [first, second])
     state = act(state, (4, "stand"), (0, "pass"), (1, "pass"), (2, "pass"), (3, "defend"),
                 *plays("4:2S 3:AH 3:KH 4:3S 3:QH 4:4S"))
-    assert state["deal_no"] == 2 and state["dealer"] == 4 and state["stake"] == 6 + 3
+    assert state["deal_no"] == 2 and state["dealer"] == 4 and state["pot"] == 6 + 3
     before = balances(state)
     state = act(state, (0, "stand"), (1, "stand"), (2, "stand"), (3, "pass"), (4, "stand"))
     state, events = engine.apply(state, play(0, "AS"))
     for move in plays(S10_PLAY)[1:-1]:
         state = act(state, move)
     state, events = engine.apply(state, play(4, "2C"))
-    settlement = next(e for e in events if e["type"] == "settlement")
-    assert settlement["changes"] == [6, -loss, 3, 0, -loss] and settlement["pool"] == pool
-    assert state["dealer"] == 0 and state["stake"] == next_stake
+    settlement = next(e for e in events if e["type"] == "deal_settled")
+    assert settlement["changes"] == [6, -loss, 3, 0, -loss - 3] and settlement["pot"] == pool  # 4 dealt
+    assert state["dealer"] == 0 and state["pot"] == next_stake
     after = balances(state)
     assert [a - b for a, b in zip(after, before)] == [6 - 3, -loss, 3, 0, -loss]
 
@@ -295,7 +298,7 @@ def test_S11_defended_miss_and_odd_chips(case: str, seat0: str, miss: str, moves
     other = make_deal(4, {}, "2C")
     deal = make_deal(4, {0: seat0}, "2H", miss=miss)
     state = at_later_deal([other, deal], 4, 2, 4)
-    assert state["dealer"] == 3 and state["stake"] == 7
+    assert state["dealer"] == 3 and state["pot"] == 7
     state = act(state, (0, "stand"), (1, "pass"), (2, "pass"), (3, "defend"))
     assert state["hands"][3] == miss.split() and state["thrown"][3] and state["miss"] == []
     before = balances(state)
@@ -303,10 +306,10 @@ def test_S11_defended_miss_and_odd_chips(case: str, seat0: str, miss: str, moves
     for move in plays(moves)[1:-1]:
         state = act(state, move)
     state, events = engine.apply(state, play(*plays(moves)[-1][::2]))
-    settlement = next(e for e in events if e["type"] == "settlement")
-    assert settlement["changes"] == [gain, 0, 0, 0] and settlement["pool"] == pool
+    settlement = next(e for e in events if e["type"] == "deal_settled")
+    assert settlement["changes"] == [gain, 0, 0, -3] and settlement["pot"] == pool
     assert settlement["looed"] == ([0] if gain < 0 else [])
-    assert state["stake"] == pool + 3  # seat 0 deals next
+    assert state["pot"] == pool + 3  # seat 0 deals next
     assert balances(state)[3] == before[3]  # the defending dealer neither wins nor pays
 
 
@@ -326,7 +329,7 @@ def test_S12_passing_allowed_on_a_double() -> None:
     state = at_later_deal([other, make_deal(4, {}, "2D")], 4, 2, 3)
     state["options"]["no_pass_on_single"] = True  # deal 1 was played without it: on a single nobody passes
     engine.check_state(GAME, state)
-    assert state["stake"] == 6
+    assert state["pot"] == 6
     assert legal(state) == ["stand", "take_miss", "pass"]
 
 
@@ -335,7 +338,7 @@ def test_S13_closing_deal() -> None:
     closing = make_deal(3, {0: "2S 3S AC", 1: "KS AH 5C", 2: "4S 4H 4C"}, "2D")
     deals = [make_deal(3, {}, "2D"), make_deal(3, {}, "2D"), closing]
     state = at_later_deal(deals, 3, 0, 6, rounds=1)
-    assert state["deal_no"] == 3 and state["dealer"] == 2 and state["stake"] == 9
+    assert state["deal_no"] == 3 and state["dealer"] == 2 and state["pot"] == 9
     assert state["phase"] == "play" and state["declared"] == ["stand"] * 3 and len(state["miss"]) == 3
     assert engine.legal_moves(state) == [play(0, c) for c in ("2S", "3S", "AC")]
     assert refused(state, {"seat": 0, "action": "take_miss"}) == "wrong_phase"
@@ -343,9 +346,9 @@ def test_S13_closing_deal() -> None:
     state = act(state, *plays("0:2S 1:KS 2:4S 1:AH 2:4H 0:3S 1:5C 2:4C"))
     state, events = engine.apply(state, play(0, "AC"))
     engine.check_state(GAME, state)
-    settlement = next(e for e in events if e["type"] == "settlement")
-    assert settlement["changes"] == [3, 6, 0] and settlement["looed"] == [] and settlement["pool"] == 0
-    assert engine.is_finished(state) and state["pool"] == 0
+    settlement = next(e for e in events if e["type"] == "deal_settled")
+    assert settlement["changes"] == [3, 6, -3] and settlement["looed"] == [] and settlement["pot"] == 0
+    assert engine.is_finished(state) and state["pot"] == 0
     res = engine.result(state)
     assert res is not None
     assert res["scores"] == [before[0] + 3, before[1] + 6, before[2]]
@@ -360,15 +363,15 @@ def test_S14_leftover_pool_split() -> None:
     state = engine.new_match(GAME, 4, opts, SEED, [make_deal(4, {}, "2D")] * 3 + [last])
     for dealer in (2, 3, 0):
         state = act(state, *[((dealer + i) % 4, "pass") for i in (1, 2, 3)])
-    assert state["deal_no"] == 4 and state["dealer"] == 1 and state["stake"] == 4
+    assert state["deal_no"] == 4 and state["dealer"] == 1 and state["pot"] == 4
     state = act(state, (2, "stand"), (3, "pass"), (0, "pass"), (1, "defend"),
                 *plays("2:2S 1:AH 1:KH 2:3S"))
     state, events = engine.apply(state, {"seat": 1, "action": "play", "card": "QH"})
     assert not engine.is_finished(state)
     state, events = engine.apply(state, play(2, "4S"))
     engine.check_state(GAME, state)
-    assert events[-2]["pool"] == 7 and events[-1] == {"type": "match_over", "pool_shared": [2, 1, 2, 2]}
-    assert engine.is_finished(state) and state["pool"] == 0
+    assert events[-2]["pot"] == 7 and events[-1] == {"type": "match_over", "pot_shared": [2, 1, 2, 2]}
+    assert engine.is_finished(state) and state["pot"] == 0
     res = engine.result(state)
     assert res is not None and res["pool_shared"] == [2, 1, 2, 2]
     assert res["scores"] == [102, 96 + 1, 97 + 2, 102] and sum(res["payoffs"]) == 0
@@ -448,9 +451,9 @@ def test_declaration_reason_order() -> None:
     assert refused(state, {"seat": 0, "action": "defend"}) == "defend_not_allowed"
     assert refused(state, {"seat": 0, "action": "bid"}) == "unknown_action"
     state = act(state, (0, "take_miss"))
-    assert refused(state, {"seat": 1, "action": "defend"}) == "miss_not_available"
+    assert refused(state, {"seat": 1, "action": "defend"}) == "defend_not_allowed"  # spec 4.3, not miss_not_...
     state = act(state, (1, "stand"), (2, "stand"))
-    assert refused(state, {"seat": 3, "action": "defend"}) == "miss_not_available"
+    assert refused(state, {"seat": 3, "action": "defend"}) == "defend_not_allowed"
     state = act(state, (3, "stand"))
     assert state["phase"] == "play"
     assert refused(state, {"seat": 1, "action": "stand"}) == "wrong_phase"
@@ -528,7 +531,7 @@ def test_seeded_deal_follows_the_spec_order() -> None:
             assert state["hands"][(dealer + 1 + i) % n][r] == cards[(n + 1) * r + i]
         assert state["miss"][r] == cards[(n + 1) * r + n]
     assert state["turn_up"] == cards[3 * (n + 1)]
-    assert state["rest"] == cards[3 * (n + 1) + 1:]
+    assert "rest" not in state  # the undealt cards play no part in Three-card Loo and are not kept
 
 
 def test_seeded_deals_are_reproducible() -> None:
@@ -544,7 +547,6 @@ def test_explicit_deal_is_used() -> None:
     deal = make_deal(4, {0: "AS KS QS"}, "7H", miss="2H 3H 4H")
     state = engine.new_match(GAME, 4, {}, SEED, [deal])
     assert state["hands"] == deal["hands"] and state["miss"] == ["2H", "3H", "4H"] and state["turn_up"] == "7H"
-    assert state["rest"] == deal["rest"][4:]
 
 
 def _bad_deals() -> list[Any]:
@@ -579,23 +581,35 @@ def after_s6_trick() -> dict[str, Any]:
 
 
 def _underplayed(s: dict[str, Any]) -> None:
-    """Seat 2 'played' 4H under the KH while holding the AH: it had to head the trick."""
+    """Seat 2 'played' 4H under the KH while holding the AH: it had to head the trick (state and log agree)."""
     s["tricks"][0]["plays"][2][1] = "4H"
     s["hands"][2][s["hands"][2].index("4H")] = "AH"
     s["tricks"][0]["winner"] = 1
+    s["log"][s["log"].index("AH")] = "4H"
+
+
+def _before(**changes: Any) -> Callable[[dict[str, Any]], None]:
+    """Forge the totals carried into the deal, and the deal's own, alike (so only the check of the carried
+    values can refuse it)."""
+    def forge(s: dict[str, Any]) -> None:
+        for key, value in changes.items():
+            for totals in (s, s["before"]):
+                totals[key] = value(totals[key]) if callable(value) else value
+    return forge
 
 
 FORGERIES = {
     "chips_not_conserved": (mid_play, lambda s: s["chips"].__setitem__(0, s["chips"][0] + 1)),
     "chips_moved_in_first_deal": (mid_play, lambda s: (s["chips"].__setitem__(0, 99),
                                                        s["chips"].__setitem__(1, 101))),
-    "pool_changed": (mid_play, lambda s: s.update(pool=4)),
-    "stake_changed": (mid_play, lambda s: s.update(stake=6)),
+    "pot_changed": (mid_play, lambda s: s.update(pot=4)),
     "duplicate_card": (mid_play, lambda s: s["hands"][0].__setitem__(0, s["hands"][1][0])),
-    "hand_too_big": (mid_play, lambda s: s["hands"][0].append(s["rest"].pop())),
+    "hand_too_big": (mid_play, lambda s: s["hands"][0].append("9S")),
     "illegal_card_in_trick": (after_s6_trick, _underplayed),
+    "logged_card_not_held": (mid_play, lambda s: s["log"].__setitem__(-1, "AC")),
+    "logged_move_malformed": (mid_play, lambda s: s["log"].__setitem__(0, [0, "stand", "x"])),
+    "log_cut_short": (mid_play, lambda s: s["log"].pop()),
     "wrong_winner": (mid_play, lambda s: s["tricks"][0].update(winner=1)),
-    "winner_is_bool": (mid_play, lambda s: s["tricks"][0].update(winner=False)),
     "trick_out_of_turn": (mid_play, lambda s: (s["trick"].update(plays=[[1, "KH"]]),
                                                s["hands"].__setitem__(0, ["2H", "3H"]),
                                                s["hands"].__setitem__(1, ["QH"]))),
@@ -608,6 +622,7 @@ FORGERIES = {
     "dealings_mismatch": (mid_play, lambda s: s.update(dealings=2)),
     "extra_key": (mid_play, lambda s: s.update(extra=1)),
     "missing_key": (mid_play, lambda s: s.pop("thrown")),
+    "before_missing_key": (mid_play, lambda s: s["before"].pop("pot")),
     "turn_up_not_card": (mid_play, lambda s: s.update(turn_up="XX")),
     "turn_up_list": (mid_play, lambda s: s.update(turn_up=["2D"])),
     "chips_bool": (mid_play, lambda s: s["chips"].__setitem__(0, True)),
@@ -620,6 +635,14 @@ FORGERIES = {
     "thrown_hand_visible_count": (mid_declare, lambda s: s["thrown"][0].pop()),
     "options_bad": (mid_play, lambda s: s["options"].update(ante=0)),
     "deal_past_the_end": (mid_play, lambda s: s.update(deal_no=101, dealings=101)),
+    # the totals carried into the deal: each counter range-checked, chips conserved, no count past 2^53 - 1
+    "before_deal_past_the_end": (mid_play, _before(deal_no=lambda k: k + 8, dealings=lambda k: k + 8)),
+    "before_first_deal_chips_moved": (mid_play, _before(chips=lambda c: [c[0] + 1, c[1] - 1, *c[2:]])),
+    "before_pot_not_conserved": (mid_play, _before(pot=lambda p: p + 1)),
+    "before_pot_negative": (mid_play, _before(pot=lambda p: p - 10, chips=lambda c: [c[0] + 10, *c[1:]])),
+    "before_chips_past_the_bound": (mid_play, _before(chips=lambda c: [c[0] + 2**60, c[1] - 2**60, *c[2:]])),
+    "before_chips_not_whole": (mid_play, _before(chips=lambda c: [c[0] + 0.5, c[1] - 0.5, *c[2:]])),
+    "before_dealings_huge": (mid_play, _before(dealings=2**62)),
 }
 
 
@@ -645,8 +668,9 @@ def test_dealer_pass_against_single_stander_is_a_forgery() -> None:
 def test_forged_bust_match_that_should_have_ended() -> None:
     state = passes(engine.new_match(GAME, 3, {"end_mode": "bust", "rounds": 3}, SEED))
     engine.check_state(GAME, state)
-    state["chips"][0] -= state["chips"][0]  # seat 0 bust after deal 1
-    state["chips"][2] += 100
+    for totals in (state, state["before"]):  # seat 0 bust after deal 1, in the deal and in what it carried
+        totals["chips"][2] += totals["chips"][0]
+        totals["chips"][0] = 0
     with pytest.raises(InvalidState):
         engine.check_state(GAME, state)
 
@@ -686,7 +710,8 @@ def test_views_hide_miss_thrown_hands_and_stock() -> None:
     for seat in (None, 0, 2, 3):
         view = engine.view(state, seat)
         assert "miss" not in view and view["miss_size"] == 3
-        assert not leaks(view, {"2H", "3H", "4H", "2D", "3D", "4D", *state["rest"]})
+        undealt = set(STANDARD_PACK) - {c for h in state["hands"] for c in h} - {"2H", "3H", "4H", "2D", "3D", "4D"}
+        assert not leaks(view, {"2H", "3H", "4H", "2D", "3D", "4D", *(undealt - {"7H"})})
         assert view["turn_up"] == "7H" and view["declared"][:2] == ["stand", "pass"]
     assert engine.view(state, 1)["thrown"][1] == ["2D", "3D", "4D"]
 
@@ -697,21 +722,89 @@ def test_views_hide_miss_thrown_hands_and_stock() -> None:
 @pytest.mark.parametrize("players", [3, 5, 10])
 def test_chips_conserved_in_random_matches(options: dict[str, Any], players: int) -> None:
     rng = random.Random(players)
+    ante = engine.new_match(GAME, players, options, "01")["options"]["ante"]
     for k in range(3 if players < 10 else 1):
         state = engine.new_match(GAME, players, options, f"{k + 1:02x}")
         total = players * state["options"]["starting_chips"]
+        pot_before = 0  # the pot carried into the deal on the table, before its ante
         while not engine.is_finished(state):
-            assert sum(state["chips"]) + state["pool"] == total
-            assert state["pool"] >= 0
+            assert sum(state["chips"]) + state["pot"] == total
+            assert state["pot"] >= 0
             for seat in (None, rng.randrange(players)):
                 hidden = {c for s, h in enumerate(state["hands"]) if s != seat for c in h}
-                hidden |= set(state["miss"]) | set(state["rest"])
+                hidden |= set(state["miss"])
                 hidden |= {c for s, h in enumerate(state["thrown"]) if s != seat for c in h}
                 assert not leaks(engine.view(state, seat), hidden)
             state, events = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
             for e in events:
-                if e["type"] == "settlement":
-                    assert sum(e["changes"]) + e["pool"] >= 0
+                if e["type"] == "deal_settled":  # what the deal did to the seats, plus what the pot gained: 0
+                    assert sum(e["changes"]) + e["pot"] - pot_before == 0
+                elif e["type"] == "deal_started":
+                    pot_before = e["pot"] - ante
         res = engine.result(state)
-        assert res is not None and sum(res["payoffs"]) == 0 and state["pool"] == 0
+        assert res is not None and sum(res["payoffs"]) == 0 and state["pot"] == 0
         assert sum(state["chips"]) == total
+
+
+# ----- the contract's order of refusals ------------------------------------------------------
+def test_refusals_follow_the_contracts_precedence() -> None:
+    """Turn and phase come before the move's parameters (API.md): an out-of-turn play with a card that is
+    not a card is ``not_your_turn``, a play in the declarations with one is ``wrong_phase``."""
+    state = new({}, "2D")
+    assert refused(state, {"seat": 0, "action": "play", "card": "XX"}) == "wrong_phase"
+    assert refused(state, {"seat": 9, "action": "bid"}) == "unknown_action"
+    assert refused(state, {"seat": 9, "action": "stand"}) == "invalid_parameters"
+    assert refused(state, {"seat": 1, "action": "stand", "extra": 1}) == "not_your_turn"
+    state = first_lead("QD 8D AC", "5D", ["stand", "stand", "stand", "pass"])
+    assert refused(state, {"seat": 1, "action": "play", "card": "XX"}) == "not_your_turn"
+    assert refused(state, {"seat": 3, "action": "play"}) == "not_your_turn"  # seat 3 passed: never on turn
+    assert refused(state, {"seat": 0, "action": "play", "card": "XX"}) == "invalid_parameters"
+    assert refused(state, {"seat": 0, "action": "stand"}) == "wrong_phase"
+
+
+# ----- counts stay within 2^53 - 1 (the safe-integer ruling of §6) ----------------------------
+def _looing_deals(n: int, count: int) -> list[dict[str, Any]]:
+    """Deals in which eldest holds the three top trumps and nobody else a trump: if all stand he wins
+    every trick and everyone else is looed."""
+    deals = []
+    for k in range(count):
+        eldest = (k + 1) % n
+        deals.append(make_deal(n, {eldest: "AH KH QH", **{s: f"{r}S {r}D {r}C" for s, r in zip(
+            [s for s in range(n) if s != eldest], "23456789")}}, "2H", miss="TS TD TC"))
+    return deals
+
+
+@pytest.mark.parametrize("end_mode", ["closing_deal", "until_no_loo"])
+def test_unlimited_loo_past_the_safe_bound_ends_the_match_in_range(end_mode: str) -> None:
+    """Unlimited Loo's pot doubles with each loo; a match long enough would pass 2^53 - 1. The deal whose
+    settlement would leave no room is settled as a closing deal (nobody pays a loo), the match ends, every
+    state and event on the way stays within the bound, and every state is accepted."""
+    bound = 2**53 - 1
+    n, opts = 3, {"unlimited": True, "rounds": 40, "end_mode": end_mode, "first_dealer": 0}
+    state = engine.new_match(GAME, n, opts, SEED, _looing_deals(n, 70))
+    moves, limit, stake = [], None, 0
+    while not engine.is_finished(state):
+        move = next(m for m in engine.legal_moves(state) if m["action"] in ("stand", "play"))
+        stake = state["pot"]
+        state, events = engine.apply(state, move)
+        moves.append(move)
+        engine.check_state(GAME, state)
+        assert all(abs(c) <= bound for c in state["chips"]) and 0 <= state["pot"] <= bound
+        for e in events:
+            assert all(abs(v) <= bound for v in e.get("changes", []))
+            if e["type"] == "limit_reached":
+                limit = (state["deal_no"], events)
+    assert limit is not None, "the match should have reached the bound"
+    deal_no, events = limit
+    assert deal_no < 40 * n  # long before the scheduled end
+    types = [e["type"] for e in events]
+    assert types[-3:] == ["limit_reached", "deal_settled", "match_over"]
+    settled = events[-2]
+    assert settled["looed"] == [] and min(settled["changes"]) >= -3  # no loo paid; the dealer's ante only
+    res = engine.result(state)
+    assert res is not None and sum(res["payoffs"]) == 0 and max(map(abs, res["scores"])) <= bound
+    assert stake > bound // 8  # the last deal was played for a pot that a loo or two would take past the bound
+    replayed = engine.new_match(GAME, n, opts, SEED, _looing_deals(n, 70))
+    for move in moves:
+        replayed, _ = engine.apply(replayed, move)
+    assert replayed == state
