@@ -41,6 +41,9 @@ TRICKS = TrickTable(TrickRules(order=ORDER))
 HIGH = frozenset("T987")  # the ranks "higher than an Ace"
 SIGNALS = ("none", "whistle", "stand")
 MAX_INT = 2**53 - 1
+# A deal's record must stay within the core's MAX_LOG moves: every knock is logged with up to 7 answers, and
+# a stake can reach the target, so a deal holds at most ~100 + 8 * target moves (a knocking war included).
+MAX_TARGET = 500
 
 
 def still_in(state: State, seat: int) -> bool:
@@ -111,7 +114,8 @@ class Toepen(Game):
     max_players = 8
     default_players = 4
     options = (
-        Option("target", "integer", 10, "Penalty points that end the match (or eliminate, in last_survivor).", 2),
+        Option("target", "integer", 10, "Penalty points that end the match (or eliminate, in last_survivor).", 2,
+               MAX_TARGET),
         Option("match_end", "choice", "first_to_target", "\"first_to_target\": the match ends when someone reaches "
                "the target; \"last_survivor\": players reaching it are eliminated until one is left.",
                choices=("first_to_target", "last_survivor")),

@@ -586,7 +586,7 @@ def test_explicit_deal_must_match_the_survivors() -> None:
 
 # ----- options -------------------------------------------------------------------------------
 @pytest.mark.parametrize("options", [
-    {"target": 1}, {"target": "10"}, {"target": True}, {"match_end": "lives"}, {"warnings": "yes"},
+    {"target": 1}, {"target": 501}, {"target": "10"}, {"target": True}, {"match_end": "lives"}, {"warnings": "yes"},
     {"max_exchanges": 0}, {"max_exchanges": True}, {"max_exchanges": "2"}, {"max_exchanges": 1.5},
     {"poverty": 1}, {"first_dealer": 4}, {"first_dealer": -1}, {"knock_limit": 3},
 ])
@@ -794,6 +794,23 @@ def test_view_shows_public_play_information() -> None:
 
 
 # ----- totals only grow by the deal's penalties ------------------------------------------------
+def test_the_longest_knocking_war_stays_a_valid_state() -> None:
+    """At the highest target, eight players knock in turn until no knock is left (every stake up to the
+    target): the deal's record of moves stays within what a state may carry, so the state is still valid."""
+    state = engine.new_match(GAME, 8, {"target": 500, "warnings": False}, "ab")
+    knocker = 0
+    while True:
+        knock = next((m for m in engine.legal_moves(state) if m["action"] == "knock" and m["seat"] != knocker), None)
+        if knock is None:
+            break
+        knocker = knock["seat"]
+        state, _ = engine.apply(state, knock, in_place=True)
+        while state["poll"] is not None:
+            state, _ = engine.apply(state, mv(engine.to_act(state)[0], "stay"), in_place=True)
+    assert state["stake"] == 500 and len(state["log"]) == 499 * 8
+    assert engine.check_state(GAME, state) == state
+
+
 def test_deal_changes_add_up_over_random_matches() -> None:
     """A challenge's penalty is added at once; the rest at the end of the deal, whose ``changes`` are all
     that the deal did to the scores (its challenges included)."""
