@@ -268,7 +268,10 @@ class Game:
         need_int(start["dealings"], "dealings", 0, MAX_DEALINGS)
         self.check_carried(start)
         start["phase"] = ""
-        self.new_deal(start, [])
+        try:
+            self.new_deal(start, [])
+        except InvalidDeal as exc:  # an explicit deal that the forged carried values do not fit
+            raise InvalidState(f"The deal does not fit the values carried into it: {exc.message}") from None
         for i, entry in enumerate(log):
             need(start["phase"] != OVER, "The log goes on after the match ended.")
             move = self.decode(start, entry)

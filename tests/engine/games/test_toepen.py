@@ -579,6 +579,18 @@ def test_a_board_for_the_full_table_is_used_after_eliminations() -> None:
     assert state["hands"][1] == ["9C", "9D", "9H", "9S"]
 
 
+def test_a_record_the_supplied_deal_does_not_fit_is_an_invalid_state() -> None:
+    """A forged record in which the seats a board leaves empty are still in the match is refused as a state,
+    not as the deal the match was created with."""
+    first, second = deal({}, 4), deal({}, 4, out=(0, 2))
+    state = engine.new_match(GAME, 4, {"match_end": "last_survivor", "first_dealer": 3}, "ab", deals=[first, second])
+    state["before"]["scores"] = [9, 0, 9, 0]
+    state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
+    state = go(to_play(state), mv(3, "knock"), mv(0, "fold"), mv(1, "fold"), mv(2, "fold"))
+    assert state["eliminated"] == [1, None, 1, None] and state["hands"][0] == []
+    _forge(lambda s: s["before"].update(eliminated=[None] * 4, scores=[0, 1, 0, 1]), state)
+
+
 def test_explicit_deal_must_match_the_survivors() -> None:
     with pytest.raises(InvalidDeal):
         engine.new_match(GAME, 4, {"match_end": "last_survivor"}, "ab", deals=[deal({}, 4, out=(0, 2))])
