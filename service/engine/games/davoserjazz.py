@@ -7,25 +7,25 @@ time clockwise from the dealer's left; the deal passes left every hand:
 
     1 few, 2 many, 3 clubs, 4 queens, 5 first_last, 6 king_of_spades, 7 qabbalah
 
-Hands 1-6 are trick hands without trumps: follow suit if you can, highest card of the suit led wins,
-the winner leads. Aces are low in odd hands and high in even ones. Points are penalties:
-Few 10 a trick above the fewest, Many 10 a trick short of the most, Clubs 10 a club (one seat taking
-them all scores 0 and the others 100 each), Queens 25 a queen, First/last 50 each for the first and
-last trick, King of spades 100. With ``stop_when_decided`` Clubs, Queens and King of spades end right
+Hands 1-6 are trick hands without trumps (the shared ``TrickPlay``): follow suit if you can, highest card
+of the suit led wins, the winner leads. Aces are low in odd hands and high in even ones. Points are
+penalties: Few 10 a trick above the fewest, Many 10 a trick short of the most, Clubs 10 a club (one seat
+taking them all scores 0 and the others 100 each), Queens 25 a queen, First/last 50 each for the first
+and last trick, King of spades 100. With ``stop_when_decided`` Clubs, Queens and King of spades end right
 after the trick with their last scoring card.
 
-Hand 7, qabbalah, is a sevens layout (aces low): a 7 starts a suit's row, rows grow one rank at a
-time at either end. The seat on turn may first bring left-out cards in from the pool (``bring_in``),
-then plays a card or, when no card in hand could be reached, passes for 10 points. Going out early is
-the aim: once all but one seat are out the hand ends. The round's points form a pot that is shared out
-by the order of going out (``pot_split``); payoff = share - points.
+Hand 7, qabbalah, is a sevens layout (aces low), a phase of its own: a 7 starts a suit's row, rows grow
+one rank at a time at either end. The seat on turn may first bring left-out cards in from the pool
+(``bring_in``), then plays a card or, when no card in hand could be reached, passes for 10 points.
+Once all but one seat are out the hand ends. The round's points form a pot shared out by the order of
+going out (``pot_split``); a seat's payoff for the round is its share minus its points.
 
-State keys besides the core: round, hand (1-7 within the round), dealer, hands, points (the points of
-every finished hand of the current round: at most seven rows), scores and payoffs (per seat, the running
-totals of the rounds settled so far); in trick hands tricks, trick and counts (tricks, clubs and queens
-won per seat); in qabbalah (and once over) layout, pool, passes, order (going out) and turn. Nothing of
-an earlier round stays in the state: its record is the ``round_settled`` event (hands table, totals,
-pot, order, shares, payoffs), so the state's size does not grow with the match.
+Each hand is a deal. Carried from hand to hand: deal_no (the hand's number in the match), points (the
+current round's table: one row per finished hand), scores and payoffs (running totals of the settled
+rounds). Each hand has: round and hand (1-7 within the round, both from deal_no), dealer, hands; a trick
+hand tricks, trick and counts (tricks, clubs and queens won per seat); qabbalah layout, pool, passes,
+order (going out) and turn. A hand's outcome is its ``deal_settled`` event, a round's its
+``round_settled`` event: nothing of an earlier round stays in the state.
 """
 from __future__ import annotations
 
@@ -33,31 +33,27 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..base import (OVER, Deal, Event, Game, Handler, State, need_hand_sizes, need_pack_deal, play_moves,
-                    require_in_hand, require_turn)
-from ..cards import STANDARD_PACK, SUITS, Card, card_name, suit_name
-from ..checks import is_int, need, need_cards, need_dict, need_int, need_list, need_plays
+from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
+from ..cards import STANDARD_PACK, SUITS, Card, card_name
+from ..checks import is_int, need, need_list
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
+from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import share_by_weights
 from ..seats import left, next_matching, rank_seats
-from ..tricks import TrickRules, TrickTable
+from ..tricks import TrickPlay, TrickRules, TrickTable
 
 HANDS = ("few", "many", "clubs", "queens", "first_last", "king_of_spades", "qabbalah")
-HAND_NAMES = {"few": "Few", "many": "Many", "clubs": "Clubs", "queens": "Queens", "first_last": "First and last",
-              "king_of_spades": "King of spades", "qabbalah": "Qabbalah"}
 REMOVAL = ("2D", "2H", "3D", "3H")
 LOW = "A23456789TJQK"  # aces low; in qabbalah rank r (A=1 ... K=13) is LOW[r - 1]
 ACES_LOW = TrickTable(TrickRules(order=LOW))
 ACES_HIGH = TrickTable(TrickRules())
 QUEENS = frozenset({"QC", "QD", "QH", "QS"})
-PACK = frozenset(STANDARD_PACK)
-EARLY_STOP = ("clubs", "queens", "king_of_spades")
-COMMON = ("round", "hand", "dealer", "hands", "points", "scores", "payoffs")
 TRICK_KEYS = ("tricks", "trick", "counts")
 LAYOUT_KEYS = ("layout", "pool", "passes", "order", "turn")
 COUNTS = ("tricks", "clubs", "queens")
+SAFE = 2**53 - 1  # the largest integer every JSON client reads exactly
 
 
 # ----- options -------------------------------------------------------------------------------
@@ -112,17 +108,6 @@ def shares_by_seat(pot: int, order: Sequence[int], place_weights: Sequence[int])
     for seat, share in zip(order, share_by_weights(pot, place_weights)):
         shares[seat] = share
     return shares
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as JSON values (``true`` is not ``1``)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
 
 
 # ----- cards -----------------------------------------------------------------------------------
@@ -201,28 +186,41 @@ def decided(kind: str, counts: dict[str, list[int]], tricks: Sequence[dict[str, 
     return kind == "king_of_spades" and any(p[1] == "KS" for t in tricks for p in t["plays"])
 
 
-def points_possible(kind: str, points: Any, n: int, options: Options) -> bool:
-    """Could a hand of this kind have scored these points? (validation of forged states)"""
-    if not (isinstance(points, list) and len(points) == n and all(is_int(p, 0) for p in points)):
-        return False
-    total, tricks = sum(points), 52 // n
-    if kind in ("few", "many"):
-        if any(p % 10 for p in points) or min(points) != 0:
-            return False
-        units = total // 10
-        spread = tricks - units if kind == "few" else tricks + units  # n*min, or n*max
-        return spread >= 0 and spread % n == 0 and (kind == "few" or max(points) // 10 <= spread // n)
-    if kind == "clubs":
-        sole = sorted(points) == [0] + [100] * (n - 1)
-        return sole or (all(p % 10 == 0 for p in points) and total == 10 * clubs_in_play(n, options)
-                        and max(points) < total)
-    if kind == "queens":
-        return all(p % 25 == 0 for p in points) and total == 100
-    if kind == "first_last":
-        return all(p % 50 == 0 for p in points) and total == 100
-    if kind == "king_of_spades":
-        return sorted(points) == [0] * (n - 1) + [100]
-    return all(p % 10 == 0 for p in points)
+# ----- qabbalah: one function per rule, for both the legal moves and the refusals -------------------
+def play_refusal(state: State, seat: int, card: Card) -> IllegalMove | None:
+    """Why ``seat`` may not play ``card`` onto the layout now (None: it may)."""
+    if card not in state["hands"][seat]:
+        return IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
+    if not playable(state["layout"], card):
+        return IllegalMove("not_playable", f"The {card_name(card)} does not fit the layout: a row starts with its 7 "
+                           "and grows one card at a time at either end.", card=card)
+    return None
+
+
+def bring_in_refusal(state: State, card: Card) -> IllegalMove | None:
+    """Why ``card`` may not be brought in from the pool now (None: it may)."""
+    if card not in state["pool"]:
+        return IllegalMove("not_in_pool", f"The {card_name(card)} is not in the pool of left-out cards.", card=card)
+    if not playable(state["layout"], card):
+        return IllegalMove("not_playable_yet", f"The {card_name(card)} does not fit the layout yet.", card=card)
+    return None
+
+
+def pass_refusal(state: State, seat: int) -> IllegalMove | None:
+    """A seat may pass only when no card in its hand can be reached, through the pool if need be (R9)."""
+    if any(reachable(state["layout"], state["pool"], c) for c in state["hands"][seat]):
+        return IllegalMove("must_play", "You cannot pass: you can play a card (bringing pool cards in first where "
+                           "needed).")
+    return None
+
+
+def refuse(refusal: IllegalMove | None) -> None:
+    if refusal is not None:
+        raise refusal
+
+
+def on_turn(state: State) -> int:
+    return int(state["turn"])
 
 
 class Davoserjazz(Game):
@@ -264,39 +262,44 @@ class Davoserjazz(Game):
         {"stop_when_decided": False, "pot_split": "halving"},
         {"first_dealer": 2, "left_out": None, "pot_split": "auto"},
     )
+    carried = ("deal_no", "points", "scores", "payoffs")
 
-    def build_phases(self) -> dict[str, dict[str, Handler]]:
-        return {"trick": {"play": self.play_to_trick},
-                "qabbalah": {"play": self.play_to_layout, "bring_in": self.bring_in, "pass": self.pass_turn}}
+    def build_phases(self) -> dict[str, Any]:
+        self.tricks = TrickPlay(table=self.table, first_leader=lambda state: left(state["dealer"], state["players"]),
+                                deal_over=self.trick_hand_over, end_deal=self.score_trick_hand,
+                                after_trick=self.count_trick)
+        seat = one_seat(on_turn)
+        layout_steps = {"play": Step(seat, self.play_to_layout), "bring_in": Step(seat, self.bring_in, "bring in"),
+                        "pass": Step(seat, self.pass_turn, "pass")}
+        return {"trick": Phase("trick", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
+                "qabbalah": Phase("qabbalah", layout_steps, self.layout_moves, on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         """The cards in use: the full pack less the left-out cards."""
         return in_use(tuple(left_out(n, options)))
 
     # ----- the deal ---------------------------------------------------------------------------
-    def start(self, state: State) -> None:
+    def initial(self, state: State) -> None:
         n = state["players"]
-        state.update(round=1, hand=0, dealer=state["options"]["first_dealer"], points=[], scores=[0] * n,
-                     payoffs=[0] * n)
-        self.begin_hand(state, [])
+        state.update(deal_no=0, points=[], scores=[0] * n, payoffs=[0] * n)
 
-    def match_hand(self, state: State) -> int:
-        return 7 * (state["round"] - 1) + state["hand"]
-
-    def begin_hand(self, state: State, events: list[Event]) -> None:
-        n = state["players"]
-        state["hand"] += 1
-        state["dealer"] = (state["options"]["first_dealer"] + self.match_hand(state) - 1) % n
+    def deal(self, state: State, events: list[Event]) -> None:
+        """The next hand: its place in the round, the next dealer, a fresh deal, its phase."""
+        n, opts = state["players"], state["options"]
+        state["deal_no"] += 1
+        rnd, hand = divmod(state["deal_no"] - 1, 7)
+        state.update(round=rnd + 1, hand=hand + 1, dealer=(opts["first_dealer"] + state["deal_no"] - 1) % n)
         state["hands"] = self.next_deal(state)["hands"]
         for key in (*TRICK_KEYS, *LAYOUT_KEYS):
             state.pop(key, None)
         if state["hand"] < 7:
             state.update(phase="trick", tricks=[], trick={"plays": []}, counts={k: [0] * n for k in COUNTS})
         else:
-            state.update(phase="qabbalah", layout={s: None for s in SUITS},
-                         pool=left_out(n, state["options"]), passes=[0] * n, order=[], turn=left(state["dealer"], n))
-        events.append({"type": "deal", "round": state["round"], "hand": state["hand"], "name": self.kind(state),
-                       "dealer": state["dealer"], "left_out": left_out(n, state["options"])})
+            state.update(phase="qabbalah", layout={s: None for s in SUITS}, pool=left_out(n, opts), passes=[0] * n,
+                         order=[], turn=left(state["dealer"], n))
+        events.append({"type": "deal_started", "deal": state["deal_no"], "dealer": state["dealer"],
+                       "round": state["round"], "hand": state["hand"], "name": self.kind(state),
+                       "left_out": left_out(n, opts)})
 
     def distribute(self, cards: list[Card], state: State) -> Deal:
         """One card at a time clockwise from the dealer's left (R13)."""
@@ -313,93 +316,60 @@ class Davoserjazz(Game):
             raise InvalidDeal(f"'rest' must be exactly the left-out cards, in order: {out}.")
         need_pack_deal(deal, STANDARD_PACK)
 
-    # ----- whose turn ---------------------------------------------------------------------------
     def kind(self, state: State) -> str:
         return HANDS[state["hand"] - 1]
 
+    def to_act(self, state: State) -> list[int]:
+        return [self.phases[state["phase"]].turn(state)]
+
+    # ----- trick hands --------------------------------------------------------------------------
     def table(self, state: State) -> TrickTable:
         return ACES_LOW if state["hand"] % 2 else ACES_HIGH
 
-    def leader(self, state: State) -> int:
-        tricks = state["tricks"]
-        return tricks[-1]["winner"] if tricks else left(state["dealer"], state["players"])
+    def count_trick(self, state: State, trick: dict[str, Any], events: list[Event]) -> None:
+        counts, winner = state["counts"], trick["winner"]
+        counts["tricks"][winner] += 1
+        counts["clubs"][winner] += sum(1 for p in trick["plays"] if p[1][1] == "C")
+        counts["queens"][winner] += sum(1 for p in trick["plays"] if p[1] in QUEENS)
 
-    def on_turn(self, state: State) -> int:
-        if state["phase"] == "qabbalah":
-            return int(state["turn"])
-        plays = state["trick"]["plays"]
-        return left(plays[-1][0], state["players"]) if plays else self.leader(state)
+    def last_trick(self, state: State) -> bool:
+        return len(state["tricks"]) == 52 // state["players"]
 
-    def to_act(self, state: State) -> list[int]:
-        return [] if state["phase"] == OVER else [self.on_turn(state)]
+    def trick_hand_over(self, state: State) -> bool:
+        """After the last trick, or (``stop_when_decided``) once the hand's last scoring card has fallen."""
+        return self.last_trick(state) or (state["options"]["stop_when_decided"] and decided(
+            self.kind(state), state["counts"], state["tricks"], clubs_in_play(state["players"], state["options"])))
 
-    def legal_moves(self, state: State) -> list[Move]:
-        if state["phase"] == OVER:
-            return []
-        seat = self.on_turn(state)
-        hand = state["hands"][seat]
-        if state["phase"] == "trick":
-            return play_moves(seat, self.table(state).legal_cards(hand, state["trick"]["plays"]))
-        layout, pool = state["layout"], state["pool"]
-        moves = play_moves(seat, [c for c in hand if playable(layout, c)])
-        moves += [{"seat": seat, "action": "bring_in", "card": c} for c in pool if playable(layout, c)]
-        if not any(reachable(layout, pool, c) for c in hand):
+    def score_trick_hand(self, state: State, events: list[Event]) -> None:
+        n = state["players"]
+        points = trick_points(self.kind(state), state["counts"], state["tricks"],
+                              clubs_in_play(n, state["options"]), n)
+        self.finish_hand(state, points, events, early=not self.last_trick(state))
+
+    # ----- qabbalah -----------------------------------------------------------------------------
+    def layout_moves(self, state: State) -> list[Move]:
+        """Plays (in hand order), then bring-ins (in pool order), then a pass if it is allowed."""
+        seat = on_turn(state)
+        moves = [{"seat": seat, "action": "play", "card": c} for c in state["hands"][seat]
+                 if play_refusal(state, seat, c) is None]
+        moves += [{"seat": seat, "action": "bring_in", "card": c} for c in state["pool"]
+                  if bring_in_refusal(state, c) is None]
+        if pass_refusal(state, seat) is None:
             moves.append({"seat": seat, "action": "pass"})
         return moves
 
-    # ----- trick hands --------------------------------------------------------------------------
-    def play_to_trick(self, state: State, move: Move, events: list[Event]) -> None:
-        seat, card = move["seat"], move["card"]
-        require_turn(move, self.on_turn(state))
-        hand = state["hands"][seat]
-        require_in_hand(hand, card)
-        plays = state["trick"]["plays"]
-        self.table(state).check(hand, plays, card)
-        hand.remove(card)
-        plays.append([seat, card])
-        if len(plays) == state["players"]:
-            self.finish_trick(state, events)
-
-    def finish_trick(self, state: State, events: list[Event]) -> None:
-        n, kind = state["players"], self.kind(state)
-        plays = state["trick"]["plays"]
-        winner = self.table(state).winner(plays)
-        counts = state["counts"]
-        counts["tricks"][winner] += 1
-        counts["clubs"][winner] += sum(1 for p in plays if p[1][1] == "C")
-        counts["queens"][winner] += sum(1 for p in plays if p[1] in QUEENS)
-        state["tricks"].append({"plays": plays, "winner": winner})
-        state["trick"] = {"plays": []}
-        events.append({"type": "trick", "number": len(state["tricks"]), "winner": winner})
-        total_clubs = clubs_in_play(n, state["options"])
-        last = len(state["tricks"]) == 52 // n
-        early = not last and state["options"]["stop_when_decided"] and decided(kind, counts, state["tricks"],
-                                                                                total_clubs)
-        if last or early:
-            points = trick_points(kind, counts, state["tricks"], total_clubs, n)
-            self.finish_hand(state, points, events, early=early)
-
-    # ----- qabbalah -----------------------------------------------------------------------------
     def bring_in(self, state: State, move: Move, events: list[Event]) -> None:
         card = move["card"]
-        require_turn(move, state["turn"])
-        if card not in state["pool"]:
-            raise IllegalMove("not_in_pool", f"The {card_name(card)} is not in the pool of left-out cards.", card=card)
-        if not playable(state["layout"], card):
-            raise IllegalMove("not_playable_yet", f"The {card_name(card)} does not fit the layout yet.", card=card)
+        refuse(bring_in_refusal(state, card))
         place(state["layout"], card)
         state["pool"].remove(card)
-        events.append({"type": "brought_in", "seat": move["seat"], "card": card})
+        events.append({"type": "bring_in", "seat": move["seat"], "card": card})
 
     def play_to_layout(self, state: State, move: Move, events: list[Event]) -> None:
         seat, card = move["seat"], move["card"]
-        require_turn(move, state["turn"])
-        hand = state["hands"][seat]
-        require_in_hand(hand, card)
-        if not playable(state["layout"], card):
-            raise IllegalMove("not_playable", f"The {card_name(card)} does not fit the layout: a row starts with "
-                              "its 7 and grows one card at a time at either end.", card=card)
+        refuse(play_refusal(state, seat, card))
         place(state["layout"], card)
+        hand = state["hands"][seat]
         hand.remove(card)
         events.append({"type": "play", "seat": seat, "card": card})
         if not hand:
@@ -414,10 +384,7 @@ class Davoserjazz(Game):
 
     def pass_turn(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        require_turn(move, state["turn"])
-        if any(reachable(state["layout"], state["pool"], c) for c in state["hands"][seat]):
-            raise IllegalMove("must_play", "You cannot pass: you can play a card (bringing pool cards in first "
-                              "where needed).")
+        refuse(pass_refusal(state, seat))
         state["passes"][seat] += 1
         events.append({"type": "pass", "seat": seat})
         self.next_turn(state, seat)
@@ -427,18 +394,18 @@ class Davoserjazz(Game):
 
     # ----- ends of hands, rounds and the match ---------------------------------------------------
     def finish_hand(self, state: State, points: list[int], events: list[Event], early: bool) -> None:
+        """A hand's points join the round's table; after the seventh the round is settled (section 6.3)."""
         state["points"].append(points)
-        events.append({"type": "hand_scored", "round": state["round"], "hand": state["hand"],
-                       "name": self.kind(state), "points": list(points), "stopped_early": early})
+        events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
+                       "changes": list(points), "unit": "points", "round": state["round"], "hand": state["hand"],
+                       "name": self.kind(state), "stopped_early": early})
         if state["hand"] < 7:
-            self.begin_hand(state, events)
+            self.new_deal(state, events)
             return
         self.settle(state, events)
         if state["round"] < state["options"]["rounds"]:
-            state["round"] += 1
-            state["hand"] = 0
             state["points"] = []
-            self.begin_hand(state, events)
+            self.new_deal(state, events)
         else:
             state["phase"] = OVER
             state["turn"] = None
@@ -456,12 +423,15 @@ class Davoserjazz(Game):
                 "payoffs": [shares[s] - totals[s] for s in range(n)]}
 
     def settle(self, state: State, events: list[Event]) -> None:
-        """Share the round's pot and add the round into the running totals (section 6.3)."""
+        """Share the round's pot and add the round into the running totals; the event's ``changes`` are the
+        round's payoffs (share less points)."""
         record = self.round_record(state)
         for s in range(state["players"]):
             state["scores"][s] += record["totals"][s]
             state["payoffs"][s] += record["payoffs"][s]
-        events.append({"type": "round_settled", **record})
+        changes = record.pop("payoffs")
+        events.append({"type": "round_settled", "round": record.pop("round"), "changes": changes, "unit": "points",
+                       **record})
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
@@ -477,7 +447,7 @@ class Davoserjazz(Game):
         out["hand_name"] = self.kind(state)
         return out
 
-    # ----- validation -----------------------------------------------------------------------------
+    # ----- cards and the totals carried between hands -----------------------------------------------
     def card_groups(self, state: State) -> list[Any]:
         if state["phase"] == "trick":
             played = [p[1] for t in state["tricks"] for p in t["plays"]] + [p[1] for p in state["trick"]["plays"]]
@@ -485,139 +455,23 @@ class Davoserjazz(Game):
         out = set(left_out(state["players"], state["options"]))
         return [*state["hands"], [c for c in row_cards(state["layout"]) if c not in out]]
 
-    def validate(self, state: State) -> None:
-        n, opts, phase = state["players"], state["options"], state["phase"]
-        need(phase in ("trick", "qabbalah", OVER), "Davoserjazz's phases are 'trick', 'qabbalah' and 'over'.")
-        extra = TRICK_KEYS if phase == "trick" else LAYOUT_KEYS
-        self.known_keys(state, (*COMMON, *extra))
-        for key in extra:
-            need(key in state, f"The state lacks '{key}'.")
-        rnd = need_int(state["round"], "round", 1, opts["rounds"])
-        hand = need_int(state["hand"], "hand", 1, 7)
-        need((hand < 7) == (phase == "trick"), "Hands 1-6 are trick hands and hand 7 is qabbalah.")
-        need(phase != OVER or rnd == opts["rounds"], "The match ended before its last round.")
-        h = self.match_hand(state)
-        need(same(state["dealer"], (opts["first_dealer"] + h - 1) % n), "'dealer' does not match the hand number.")
-        need(state["dealings"] == h, "'dealings' must count the hands dealt so far.")
-        hands = need_list(state["hands"], "hands", n)
-        for s, cards in enumerate(hands):
-            need(isinstance(cards, list) and all(c in PACK for c in cards), f"'hands[{s}]' must be a list of cards.")
-        self.validate_points(state, n, opts, hand)
-        if phase == "trick":
-            self.validate_trick_hand(state, n, opts)
-        else:
-            self.validate_layout(state, n, opts)
-        self.validate_totals(state, n, rnd)
-
-    def validate_points(self, state: State, n: int, opts: Options, hand: int) -> None:
-        """The current round's table: one row per finished hand, each a score that hand could give."""
-        points = need_list(state["points"], "points", 7 if state["phase"] == OVER else hand - 1)
-        for k, p in enumerate(points):
-            need(points_possible(HANDS[k], p, n, opts), f"'points[{k}]' cannot be the points of "
-                 f"{HAND_NAMES[HANDS[k]]}.")
-
-    def validate_totals(self, state: State, n: int, rnd: int) -> None:
-        """The running totals: what the settled rounds can have left (pots conserved, shares never negative).
-
-        Once the match is over they include the last round, whose settlement is recomputed from the points
-        and the going-out order; before that they hold the rounds before the current one."""
-        scores = need_list(state["scores"], "scores", n)
-        payoffs = need_list(state["payoffs"], "payoffs", n)
-        need(all(is_int(x, 0) for x in scores), "'scores' must be whole numbers of at least 0.")
-        need(all(is_int(x) for x in payoffs), "'payoffs' must be whole numbers.")
-        settled = rnd - 1
-        if state["phase"] == OVER:
-            record = self.round_record(state)
-            scores = [scores[s] - record["totals"][s] for s in range(n)]
-            payoffs = [payoffs[s] - record["payoffs"][s] for s in range(n)]
+    def check_carried(self, state: State) -> None:
+        """Before a hand: one dealing per hand, one row of points per finished hand of the round, and running
+        totals that every settled pot was shared out in full (payoffs add up to 0, no share below 0)."""
+        n, opts = state["players"], state["options"]
+        dealt = state["deal_no"]
+        need(is_int(dealt, 0, 7 * opts["rounds"] - 1), "'deal_no' is out of range.")
+        need(state["dealings"] == dealt, "'dealings' must count the hands dealt so far.")
+        points = need_list(state["points"], "points", dealt % 7)
+        need(all(isinstance(p, list) and len(p) == n and all(is_int(x, 0, SAFE) for x in p) for p in points),
+             "'points' must hold one row of whole numbers of at least 0 per seat for each finished hand.")
+        scores, payoffs = need_list(state["scores"], "scores", n), need_list(state["payoffs"], "payoffs", n)
+        need(all(is_int(x, 0, SAFE) for x in scores), "'scores' must be whole numbers of at least 0.")
+        need(all(is_int(x, -SAFE, SAFE) for x in payoffs), "'payoffs' must be whole numbers.")
         need(sum(payoffs) == 0, "'payoffs' must add up to 0: every pot is shared out in full.")
-        need(all(x >= 0 for x in scores), "'scores' are lower than the points of the last round.")
-        # every round's share is at least 0 and its pot a multiple of 10 of at least 300 (Queens, First and
-        # last and King of spades always give 100 each)
         need(all(payoffs[s] + scores[s] >= 0 for s in range(n)), "'payoffs' lose more than the points paid in.")
-        if settled == 0:
+        if dealt < 7:
             need(not any(scores) and not any(payoffs), "No round is settled yet: 'scores' and 'payoffs' must be 0.")
-        else:
-            need(sum(scores) % 10 == 0 and sum(scores) >= 300 * settled,
-                 "'scores' cannot be the points of the rounds settled so far.")
-
-    def validate_trick_hand(self, state: State, n: int, opts: Options) -> None:
-        """Replay the hand's tricks: who led, that every card was legal then, who won, the counts."""
-        kind, table, size = self.kind(state), self.table(state), 52 // n
-        tricks = need_list(state["tricks"], "tricks")
-        trick = need_dict(state["trick"], "trick")
-        need(set(trick) == {"plays"}, "'trick' must hold exactly 'plays'.")
-        need(len(tricks) < size, "Too many completed tricks: the hand should have ended.")
-        for t in tricks:
-            t = need_dict(t, "trick")
-            need(set(t) == {"plays", "winner"}, "A completed trick must hold exactly 'plays' and 'winner'.")
-            need(len(need_plays(t["plays"], n, "tricks")) == n, "A completed trick must hold one card per player.")
-            need(is_int(t["winner"], 0, n - 1), "A trick's winner must be a seat.")
-        current = need_plays(trick["plays"], n, "trick")
-        need(len(current) < n, "The trick in progress is too long.")
-        all_tricks = [t["plays"] for t in tricks] + [current]
-        need(all(p[1] in PACK for plays in all_tricks for p in plays), "A trick holds a card not in the pack.")
-        for s, h in enumerate(state["hands"]):
-            if len(h) != size - len(tricks) - sum(1 for p in current if p[0] == s):
-                need(False, f"Seat {s} holds the wrong number of cards.")
-        # Backwards from now: a seat's holding before trick k is its hand plus what it played from trick k on.
-        # Only following suit is a duty, so a card is legal when it follows or its player held no card led.
-        held = [{x: 0 for x in SUITS} for _ in range(n)]
-        for s, h in enumerate(state["hands"]):
-            for card in h:
-                held[s][card[1]] += 1
-        for k in range(len(all_tricks) - 1, -1, -1):
-            plays = all_tricks[k]
-            for seat, card in plays:
-                held[seat][card[1]] += 1
-            leader = tricks[k - 1]["winner"] if k else left(state["dealer"], n)
-            if plays and plays[0][0] != leader:
-                need(False, f"Trick {k + 1} was not led by its leader.")
-            for i, (seat, card) in enumerate(plays):
-                led = plays[0][1][1]
-                if seat != (leader + i) % n or (card[1] != led and held[seat][led]):
-                    need(False, f"Trick {k + 1} was not played clockwise, following suit.")
-            if k < len(tricks) and tricks[k]["winner"] != table.winner(plays):
-                need(False, f"Trick {k + 1} has the wrong winner.")
-        counts = need_dict(state["counts"], "counts")
-        expected = {key: [0] * n for key in COUNTS}
-        for t in tricks:
-            w = t["winner"]
-            expected["tricks"][w] += 1
-            expected["clubs"][w] += sum(1 for p in t["plays"] if p[1][1] == "C")
-            expected["queens"][w] += sum(1 for p in t["plays"] if p[1] in QUEENS)
-        need(same(counts, expected), "'counts' does not match the tricks won.")
-        need(not (opts["stop_when_decided"] and decided(kind, expected, tricks, clubs_in_play(n, opts))),
-             "The hand's last scoring card has fallen: the hand should have ended.")
-
-    def validate_layout(self, state: State, n: int, opts: Options) -> None:
-        over = state["phase"] == OVER
-        layout = need_dict(state["layout"], "layout")
-        need(set(layout) == set(SUITS), "'layout' must have one row per suit.")
-        for s, row in layout.items():
-            need(row is None or (isinstance(row, list) and len(row) == 2 and is_int(row[0], 1, 7)
-                                 and is_int(row[1], 7, 13)), f"The {suit_name(s)} row must be null or [low, high] "
-                 "around the 7.")
-        out = left_out(n, opts)
-        pool = need_cards(state["pool"], "pool")
-        on_layout = set(row_cards(layout))
-        need(pool == [c for c in out if c not in on_layout], "'pool' must hold the left-out cards not yet brought in.")
-        passes = need_list(state["passes"], "passes", n)
-        need(all(is_int(p, 0) for p in passes), "'passes' must be whole numbers of at least 0.")
-        hands = state["hands"]
-        need(all(len(h) <= 52 // n for h in hands), "A hand holds more cards than were dealt.")
-        order = need_list(state["order"], "order", n if over else None)
-        need(all(is_int(s, 0, n - 1) for s in order) and len(set(order)) == len(order),
-             "'order' must list distinct seats.")
-        gone = order[:-1] if over else order
-        need(all((not hands[s]) == (s in gone) for s in range(n)), "Exactly the seats that went out hold no cards.")
-        if over:
-            need(state["turn"] is None, "Nobody is on turn once the match is over.")
-            need(same(state["points"][6], [10 * p for p in passes]), "Qabbalah's points must be 10 per pass.")
-        else:
-            need(len(order) < n - 1, "Qabbalah should have ended: only one player holds cards.")
-            turn = state["turn"]
-            need(is_int(turn, 0, n - 1) and bool(hands[turn]), "'turn' must be a seat that still holds cards.")
 
 
 GAME = Davoserjazz()

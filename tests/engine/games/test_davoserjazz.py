@@ -7,6 +7,8 @@ searches for a legal line of play with the wanted outcome).
 """
 from __future__ import annotations
 
+import functools
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -279,17 +281,18 @@ def test_S1_worked_example_through_the_engine() -> None:
     assert engine.is_finished(state) and engine.legal_moves(state) == [] and engine.to_act(state) == []
     assert sorted(set(hands_seen)) == [1, 2, 3, 4, 5, 6, 7]
     # the per-hand scores, as the events of the moves report them
-    scored = [e for e in events if e["type"] == "hand_scored"]
-    assert [(e["round"], e["hand"], e["name"]) for e in scored] == [(1, k + 1, h) for k, h in enumerate(dj.HANDS)]
-    assert {e["name"]: e["points"] for e in scored} == S1_HANDS
+    scored = [e for e in events if e["type"] == "deal_settled"]
+    assert [(e["deal"], e["round"], e["hand"], e["name"], e["unit"]) for e in scored] == [
+        (k + 1, 1, k + 1, h, "points") for k, h in enumerate(dj.HANDS)]
+    assert {e["name"]: e["changes"] for e in scored} == S1_HANDS
     settled = [e for e in events if e["type"] == "round_settled"]
-    assert len(settled) == 1 and {k: v for k, v in settled[0].items() if k != "type"} == {
-        "round": 1, "hands": S1_HANDS, "totals": [210, 315, 115, 60], "pot": 700, "order": [0, 1, 2, 3],
-        "shares": [350, 175, 88, 87], "payoffs": [140, -140, -27, 27]}
+    assert len(settled) == 1 and settled[0] == {
+        "type": "round_settled", "round": 1, "changes": [140, -140, -27, 27], "unit": "points", "hands": S1_HANDS,
+        "totals": [210, 315, 115, 60], "pot": 700, "order": [0, 1, 2, 3], "shares": [350, 175, 88, 87]}
     assert events[-1] == {"type": "match_over"}
     res = engine.result(state)
     rnd = res["last_round"]
-    assert rnd == {k: v for k, v in settled[0].items() if k != "type"}
+    assert rnd == record(settled[0])
     assert rnd["hands"] == S1_HANDS
     assert state["passes"] == [1, 2, 4, 4]
     assert rnd["order"] == [0, 1, 2, 3]
@@ -352,7 +355,6 @@ def test_S3_following_suit(finals: dict[int, list[str]], lead: str, legal: list[
 def test_S4_few_and_many_arithmetic(kind: str, tricks: list[int], points: list[int]) -> None:
     counts = {"tricks": tricks, "clubs": [0, 0, 0], "queens": [0, 0, 0]}
     assert dj.trick_points(kind, counts, [], 13, 3) == points
-    assert dj.points_possible(kind, points, 3, engine.get_game(GAME).read_options({}, 3))
 
 
 def test_S4_few_and_many_through_the_engine() -> None:
@@ -364,11 +366,11 @@ def test_S4_few_and_many_through_the_engine() -> None:
     while state["hand"] < 3:
         state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
         for e in events:
-            if e["type"] == "trick":
+            if e["type"] == "trick_won":
                 tricks[e["winner"]] += 1
-            if e["type"] == "hand_scored":
+            if e["type"] == "deal_settled":
                 assert sum(tricks) == 17
-                assert e["points"] == ([10 * (t - min(tricks)) for t in tricks] if e["hand"] == 1
+                assert e["changes"] == ([10 * (t - min(tricks)) for t in tricks] if e["hand"] == 1
                                        else [10 * (max(tricks) - t) for t in tricks])
                 tricks = [0, 0, 0]
                 scored += 1
@@ -401,7 +403,7 @@ def test_S5_all_clubs_to_one_player(stop: bool) -> None:
     state, events = engine.apply(state, mv(0, "8D"))
     if stop:
         assert state["hand"] == 4 and state["dealer"] == 1  # Queens, dealt by the next dealer
-        assert [e for e in events if e["type"] == "hand_scored"][0]["stopped_early"] is True
+        assert [e for e in events if e["type"] == "deal_settled"][0]["stopped_early"] is True
     else:
         assert state["hand"] == 3 and len(state["tricks"]) == 13 and engine.to_act(state) == [1]
         played = 0
@@ -428,7 +430,7 @@ def test_S6_queens_ace_high_and_stop() -> None:
     state = run(state, [mv(1, "AC")])
     assert sorted(m["card"] for m in engine.legal_moves(state)) == ["3H", "5H", "7S", "QS"]
     state, events = engine.apply(state, mv(2, "QS"))
-    assert [e["winner"] for e in events if e["type"] == "trick"] == [1]
+    assert [e["winner"] for e in events if e["type"] == "trick_won"] == [1]
     assert state["hand"] == 5 and state["points"][3] == [0, 75, 25, 0]
 
 
@@ -444,26 +446,145 @@ def test_S7_last_trick_ace_low() -> None:
 
 
 # ----- qabbalah positions -------------------------------------------------------------------------------
-BASE3 = [[0, 10, 10], [0, 0, 40], [0, 100, 100], [100, 0, 0], [50, 50, 0], [0, 0, 100]]  # totals 150 160 250
+def layout_line(n: int, opts: dict[str, Any], finals: list[list[str]], layout: dict[str, Any], pool: list[str],
+                turn: int, order: list[int], seed: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Hand 7's deal and a legal line of qabbalah moves after which the seats hold ``finals``, the layout and
+    pool are as given, the seats of ``order`` went out in that order and ``turn`` is on turn.
+
+    A seeded depth-first search over the turns: the seat on turn brings in every pool card the target layout
+    holds once it fits, then plays a layout card it may own or passes. A card is dealt to whoever plays it;
+    a seat that passes may not own a card reachable then, nor hold one among its final cards. When nobody goes
+    out the turns go round evenly, so each seat's number of passes is known and passes are tried first."""
+    out = dj.left_out(n, opts)
+    target = dj.row_cards(layout)
+    to_play = [c for c in target if c not in out]
+    to_bring = [c for c in out if c in target]
+    assert pool == [c for c in out if c not in target]
+    first = (opts["first_dealer"] + 7) % n  # hand 7 is dealt by first_dealer + 6
+    need0 = [52 // n - len(finals[s]) for s in range(n)]
+    assert sum(need0) == len(to_play) and min(need0) >= 0
+    ahead = [(first + i) % n for i in range((turn - first) % n)]  # seats with one turn more than the rest
+    circuits = max(need0[s] - (s in ahead) for s in range(n))
+    rng = random.Random(seed)
+    for _ in range(200):
+        nodes = [0]
+        owner: dict[str, int] = {}
+        barred: dict[str, set[int]] = {c: set() for c in to_play}
+        need = list(need0)
+        quota = [circuits + (s in ahead) - need0[s] for s in range(n)] if not order else None
+        gone: list[int] = []
+        line: list[dict[str, Any]] = []
+
+        def holds(s: int) -> bool:
+            return need[s] > 0 or bool(finals[s])
+
+        def after(s: int) -> int:
+            return next((s + i) % n for i in range(1, n + 1) if holds((s + i) % n))
+
+        def go(seat: int, lay: dict[str, Any], pl: list[str], spare: int) -> bool:
+            nodes[0] += 1
+            if nodes[0] > 3000:
+                return False
+            done = len(owner) == len(to_play) and pl == pool
+            if done and seat == turn and gone == order:
+                return True
+            mark = len(line)
+            lay, pl = {k: (list(v) if v else v) for k, v in lay.items()}, list(pl)
+            for c in to_bring:  # in the left-out order, which is the order they can come in
+                if c in pl and dj.playable(lay, c):
+                    dj.place(lay, c)
+                    pl.remove(c)
+                    line.append(mv(seat, c, "bring_in"))
+            plays: list[str | None] = [c for c in to_play if c not in owner and need[seat] and seat not in barred[c]
+                                       and dj.playable(lay, c)]
+            rng.shuffle(plays)
+            prefer_pass = quota[seat] > 0 if quota is not None else need[seat] < max(need)
+            for c in ([None, *plays] if prefer_pass else [*plays, None]):
+                if c is None:
+                    if pass_turn(seat, lay, pl, spare, done):
+                        return True
+                    continue
+                row = lay[c[1]]
+                dj.place(lay, c)
+                owner[c] = seat
+                need[seat] -= 1
+                line.append(mv(seat, c))
+                if not holds(seat):
+                    gone.append(seat)
+                if sum(holds(s) for s in range(n)) > 1 and go(after(seat), lay, pl, spare):
+                    return True
+                if not holds(seat):
+                    gone.pop()
+                line.pop()
+                need[seat] += 1
+                del owner[c]
+                lay[c[1]] = row
+            del line[mark:]
+            return False
+
+        def pass_turn(seat: int, lay: dict[str, Any], pl: list[str], spare: int, done: bool) -> bool:
+            if (quota is not None and quota[seat] == 0) or (done and not spare):
+                return False
+            if any(dj.reachable(lay, pl, c) for c in finals[seat]):
+                return False
+            bar = [c for c in to_play if c not in owner and seat not in barred[c] and dj.reachable(lay, pl, c)]
+            for c in bar:
+                barred[c].add(seat)
+            line.append(mv(seat, None, "pass"))
+            if quota is not None:
+                quota[seat] -= 1
+            if go(after(seat), lay, pl, spare - 1 if done else spare):
+                return True
+            if quota is not None:
+                quota[seat] += 1
+            line.pop()
+            for c in bar:
+                barred[c].discard(seat)
+            return False
+
+        if go(first, {s: None for s in "CDHS"}, list(out), n):
+            hands = [list(finals[s]) for s in range(n)]
+            for c, s in owner.items():
+                hands[s].append(c)
+            return {"hands": hands, "rest": out}, line
+    raise AssertionError("no qabbalah line found")
 
 
-def layout_state(n: int, hands: list[list[str]], layout: dict[str, Any], pool: list[str], turn: int,
-                 passes: list[int] | None = None, order: list[int] | None = None,
-                 points: list[list[int]] | None = None, **options: Any) -> dict[str, Any]:
-    """A qabbalah position built on a really reached hand 7, then checked by the engine."""
-    state = reach(n, 7, filler(n, options), **options)
-    state.update(hands=hands, layout=layout, pool=pool, turn=turn, passes=passes or [0] * n, order=order or [])
-    if points is not None:
-        state["points"] = points
+@functools.cache
+def _layout_position(n: int, finals: str, layout: str, pool: str, turn: int, order: str, options: str
+                     ) -> dict[str, Any]:
+    opts = engine.get_game(GAME).read_options(json.loads(options), n)
+    deal, line = layout_line(n, opts, json.loads(finals), json.loads(layout), json.loads(pool), turn,
+                             json.loads(order))
+    state = run(reach(n, 7, deal, **json.loads(options)), line)
     engine.check_state(GAME, state)
     return state
 
 
+def layout_state(n: int, hands: list[list[str]], layout: dict[str, Any], pool: list[str], turn: int,
+                 order: list[int] | None = None, totals: list[int] | None = None, **options: Any) -> dict[str, Any]:
+    """A qabbalah position reached by real play (hands 1-6 played out, then ``layout_line``'s moves).
+
+    With ``totals`` the points of hands 1-6 are set so that the round's totals, qabbalah's passes included,
+    come to ``totals``: earlier hands' points are carried values, which a state's check takes as they are
+    (range-checked only), so they are set in the state and in its record alike."""
+    state = engine.clone(_layout_position(n, json.dumps(hands), json.dumps(layout), json.dumps(pool), turn,
+                                          json.dumps(order or []), json.dumps(options, sort_keys=True)))
+    if totals is not None:
+        rest = [t - 10 * p for t, p in zip(totals, state["passes"])]
+        state["points"] = [[0] * n] * 5 + [rest]
+        state["before"]["points"] = engine.clone(state["points"])
+    engine.check_state(GAME, state)
+    return state
+
+
+S8_HANDS = [["AC", "3S", "AS", "JD", "QD", "KD", "4H", "TH", "KH"], ["AD", "2C", "JH", "2S"],
+            ["3C", "4S", "TD", "AH", "2H", "3H", "9H", "QH"]]
+
+
 def s8_state(turn: int) -> dict[str, Any]:
-    hands = [["AC", "3S", "AS", "JD", "QD", "KD", "4H", "TH", "KH"], ["AD", "2C", "JH", "2S"],
-             ["3C", "4S", "TD", "AH", "2H", "3H", "9H", "QH"]]
     layout = {"C": [4, 13], "D": [3, 9], "H": [5, 8], "S": [5, 13]}
-    return layout_state(3, hands, layout, ["2D"], turn)
+    return layout_state(3, S8_HANDS, layout, ["2D"], turn)
 
 
 def test_S8_forced_bring_in() -> None:
@@ -490,27 +611,36 @@ def test_S8_variant_bring_in_that_only_helps_others() -> None:
     assert engine.to_act(state) == [2] and mv(2, "2D", "bring_in") not in engine.legal_moves(state)
 
 
-def s9_state(**options: Any) -> dict[str, Any]:
-    """Seat 0 is out, seat 2 holds only KS and is on turn, seat 1 holds three kings."""
+def s9_state(totals: tuple[int, ...] = (200, 250, 250), **options: Any) -> dict[str, Any]:
+    """Seat 0 is out, seat 2 holds only KS and is on turn, seat 1 holds three kings; the round's totals
+    (passes included) come to ``totals``."""
     hands: list[list[str]] = [[], ["KC", "KD", "KH"], ["KS"]]
     layout = {s: [1, 12] for s in "CDHS"}
-    return layout_state(3, hands, layout, [], 2, passes=[5, 9, 0], order=[0], points=list(BASE3), **options)
+    return layout_state(3, hands, layout, [], 2, order=[0], totals=list(totals), **options)
+
+
+def record(event: dict[str, Any]) -> dict[str, Any]:
+    """A ``round_settled`` event as the result's ``last_round`` record (its ``changes`` are the payoffs)."""
+    assert event["type"] == "round_settled" and event["unit"] == "points"
+    return {**{k: v for k, v in event.items() if k not in ("type", "changes", "unit")}, "payoffs": event["changes"]}
 
 
 def test_S9_end_of_qabbalah_and_thirds() -> None:
     state = s9_state()
+    passes = state["passes"]
     state, events = engine.apply(state, mv(2, "KS"))
     assert engine.is_finished(state) and engine.to_act(state) == [] and engine.legal_moves(state) == []
     res = engine.result(state)
     rnd = res["last_round"]
-    assert rnd["round"] == 1 and rnd["order"] == [0, 2, 1] and rnd["hands"]["qabbalah"] == [50, 90, 0]
+    assert rnd["round"] == 1 and rnd["order"] == [0, 2, 1] and rnd["hands"]["qabbalah"] == [10 * p for p in passes]
     assert rnd["totals"] == res["scores"] == [200, 250, 250] and rnd["pot"] == 700
     assert rnd["shares"] == [350, 116, 234]
     assert res["payoffs"] == [150, -134, -16]
     assert res["ranking"] == [0, 2, 1]
     assert state["hands"][1] == ["KC", "KD", "KH"]  # kept, and not charged
-    assert [e["type"] for e in events] == ["play", "went_out", "hand_scored", "round_settled", "match_over"]
-    assert {k: v for k, v in events[3].items() if k != "type"} == rnd
+    assert [e["type"] for e in events] == ["play", "went_out", "deal_settled", "round_settled", "match_over"]
+    assert events[2]["changes"] == [10 * p for p in passes] and events[2]["unit"] == "points"
+    assert record(events[3]) == rnd and events[3]["changes"] == [150, -134, -16]
     assert state["scores"] == res["scores"] and state["payoffs"] == res["payoffs"]
 
 
@@ -561,10 +691,8 @@ def test_S11_left_out_cards_and_hand_sizes(n: int, out: list[str], size: int) ->
 # ----- more rules ------------------------------------------------------------------------------------
 def test_bring_in_in_order_and_pass_only_when_nothing_reachable() -> None:
     """6 players, pool 2D 2H 3D 3H: with diamonds down to 4, 3D must come in before 2D."""
-    layout = {"C": [1, 13], "D": [4, 7], "H": None, "S": None}
-    taken = {"2D", "2H", "3D", "3H", "4D", "5D", "6D", "7D", "AD", "KS"}
-    rest = [c for c in STANDARD_PACK if c not in taken and c[1] != "C"]
-    hands = [["AD", "KS"], rest[:6], rest[6:12], rest[12:18], rest[18:24], rest[24:]]
+    layout = {"C": [1, 13], "D": [4, 7], "H": [5, 13], "S": [3, 11]}
+    hands = [["AD", "KS"], ["8D", "9D"], ["TD", "JD"], ["QD", "KD"], ["AS", "2S"], ["QS", "AH", "4H"]]
     state = layout_state(6, hands, layout, ["2D", "2H", "3D", "3H"], 0)
     moves = engine.legal_moves(state)
     assert moves == [mv(0, "3D", "bring_in")]  # AD is reachable through 3D and 2D: no pass
@@ -581,15 +709,18 @@ def test_pass_when_no_card_is_reachable() -> None:
              ["3C", "4S", "TD", "AH", "2H", "3H", "9H", "QH", "AD"]]
     layout = {"C": [4, 13], "D": [2, 9], "H": [5, 8], "S": [5, 13]}  # 2D already brought in
     state = layout_state(3, hands, layout, [], 1)
+    passes = state["passes"]
     assert engine.legal_moves(state) == [mv(1, None, "pass")]
     state, events = engine.apply(state, mv(1, None, "pass"))
-    assert state["passes"] == [0, 1, 0] and engine.to_act(state) == [2] and events == [{"type": "pass", "seat": 1}]
+    assert state["passes"] == [passes[0], passes[1] + 1, passes[2]] and engine.to_act(state) == [2] and events == [{"type": "pass", "seat": 1}]
 
 
 @pytest.mark.parametrize(("move", "reason"), [
     (mv(1, "2D", "bring_in"), "wrong_phase"), (mv(1, None, "pass"), "wrong_phase"),
     ({"seat": 1, "action": "claim"}, "unknown_action"), (mv(2, "AS"), "not_your_turn"),
-    ({"seat": 1, "action": "pass", "card": "2C"}, "invalid_parameters"),
+    ({"seat": 1, "action": "pass", "card": "2C"}, "wrong_phase"),  # the phase is refused before the parameters
+    ({"seat": 9, "action": "claim"}, "unknown_action"), ({"seat": 2, "action": "play", "card": "XX"}, "not_your_turn"),
+    ({"seat": 1, "action": "play", "card": "XX"}, "invalid_parameters"),
 ])
 def test_reason_codes_in_trick_hands(move: dict[str, Any], reason: str) -> None:
     state = engine.new_match(GAME, 4, {}, "abc")
@@ -639,10 +770,7 @@ def test_king_of_spades_without_early_stop_plays_every_trick() -> None:
     ([1, 1, 1], [0, 2, 1], [250, 250, 250], [0, 2, 1]),  # all 0 and equal points: better place first
 ])
 def test_ranking_ties(pot_split: Any, order: list[int], totals: list[int], ranking: list[int]) -> None:
-    passes = [(t - b) // 10 for t, b in zip(totals, [150, 160, 250])]
-    state = s9_state(pot_split=pot_split)
-    state["passes"] = passes
-    engine.check_state(GAME, state)
+    state = s9_state(tuple(totals), pot_split=pot_split)
     state, _ = engine.apply(state, mv(2, "KS"))
     res = engine.result(state)
     assert res["scores"] == totals and sum(res["payoffs"]) == 0
@@ -747,7 +875,7 @@ def test_later_hands_come_from_the_seed_after_the_explicit_deals() -> None:
     second = []
     for first in (filler(4), deal_with(4, {0: ["AS", "KS"]})):
         state = engine.new_match(GAME, 4, {}, "5eed", deals=[first])
-        assert state["hands"] == first["hands"] and state["deals"] == []
+        assert state["hands"] == first["hands"] and state["dealings"] == 1
         while state["hand"] < 2:
             state, _ = engine.apply(state, engine.legal_moves(state)[0])
         second.append(state["hands"])
@@ -767,7 +895,7 @@ def test_views_hide_other_hands_but_show_left_out_and_layout(phase: str) -> None
         if seat is not None:
             assert view["hands"][seat] == state["hands"][seat]
         if phase == "qabbalah":
-            assert view["layout"] == state["layout"] and view["pool"] == ["2D"] and view["passes"] == [0, 0, 0]
+            assert view["layout"] == state["layout"] and view["pool"] == ["2D"] and view["passes"] == state["passes"]
     state = run(state, [engine.legal_moves(state)[0]])
     _, events = engine.apply(state, engine.legal_moves(state)[0])
     hidden = {c for h in state["hands"] for c in h}
@@ -813,7 +941,6 @@ def _corruptions_trick() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
         ("payoffs before any round is settled", lambda s: s.__setitem__("payoffs", [10, -10, 0, 0])),
         ("old per-round history", lambda s: s.__setitem__("settlements", [])),
         ("scores of the wrong length", lambda s: s["scores"].pop()),
-        ("payoffs as booleans", lambda s: s.__setitem__("payoffs", [False] * 4)),
         ("played out of turn", lambda s: s["trick"]["plays"][0].__setitem__(0, (s["trick"]["plays"][0][0] + 1) % 4)),
         ("joker", lambda s: s["hands"][0].__setitem__(0, "JK")),
         ("not a card list", lambda s: s["hands"].__setitem__(0, "AS")),
@@ -822,10 +949,70 @@ def _corruptions_trick() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
         ("options", lambda s: s["options"].__setitem__("rounds", 0)),
         ("revoke", _revoke),
         ("dealer as text", lambda s: s.__setitem__("dealer", "0")),
-        ("winner as a boolean", lambda s: s["tricks"][0].__setitem__("winner", True)),
-        ("counts as booleans", lambda s: s["counts"]["tricks"].__setitem__(
-            s["tricks"][0]["winner"], True if s["counts"]["tricks"][s["tricks"][0]["winner"]] == 1 else False)),
+        ("winner as text", lambda s: s["tricks"][0].__setitem__("winner", str(s["tricks"][0]["winner"]))),
+        ("a logged card changed", lambda s: s["log"].__setitem__(0, s["log"][1])),
+        ("a logged move dropped", lambda s: s["log"].pop()),
+        ("a move logged twice", lambda s: s["log"].append(s["log"][-1])),
+        ("a logged move malformed", lambda s: s["log"].__setitem__(0, [0, "play"])),
+        ("a logged move of another action", lambda s: s["log"].__setitem__(0, [1, "pass"])),
+        ("record missing", lambda s: s.pop("before")),
+        ("record without a carried key", lambda s: s["before"].pop("points")),
+        ("record's deal number", lambda s: s["before"].__setitem__("deal_no", 1)),
+        ("record's dealings", lambda s: s["before"].__setitem__("dealings", 2**62)),
     ]
+
+
+def _carried_both(key: str, value: Callable[[Any], Any]) -> Callable[[dict[str, Any]], None]:
+    """A forged carried value, set alike in the state and in its record of the values before the deal."""
+    def corrupt(s: dict[str, Any]) -> None:
+        s[key] = value(s[key])
+        s["before"][key] = engine.clone(s[key])
+    return corrupt
+
+
+@pytest.mark.parametrize(("label", "corrupt"), [
+    ("a deal number beyond the match", _carried_both("deal_no", lambda v: 7)),
+    ("a negative deal number", _carried_both("deal_no", lambda v: -1)),
+    ("a huge deal number", _carried_both("deal_no", lambda v: 2**62)),
+    ("points of a hand not yet played", _carried_both("points", lambda v: [*v, [0, 0, 0, 0]])),
+    ("negative points", _carried_both("points", lambda v: [[-10, 10, 0, 0]])),
+    ("points past the safe integers", _carried_both("points", lambda v: [[2**53, 0, 0, 0]])),
+    ("points as booleans", _carried_both("points", lambda v: [[True, False, False, False]])),
+    ("scores before any round is settled", _carried_both("scores", lambda v: [100, 0, 0, 0])),
+    ("payoffs before any round is settled", _carried_both("payoffs", lambda v: [10, -10, 0, 0])),
+    ("payoffs as booleans", _carried_both("payoffs", lambda v: [False] * 4)),
+    ("scores of the wrong length", _carried_both("scores", lambda v: v[:3])),
+])
+def test_forged_carried_values(label: str, corrupt: Callable[[dict[str, Any]], None]) -> None:
+    """Values carried from hand to hand are not replayed: the check of the carried values refuses them."""
+    state = engine.new_match(GAME, 4, {}, "abc")
+    while state["hand"] < 2 or len(state["log"]) < 3:
+        state = run(state, [engine.legal_moves(state)[0]])
+    engine.check_state(GAME, state)
+    bad = engine.clone(state)
+    corrupt(bad)
+    with pytest.raises(InvalidState):
+        engine.check_state(GAME, bad)
+
+
+def _booleans(value: Any) -> Any:
+    """Every 0 and 1 in ``value`` as false and true (which Python counts equal to them)."""
+    if isinstance(value, list):
+        return [_booleans(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _booleans(v) for k, v in value.items()}
+    return bool(value) if type(value) is int and value in (0, 1) else value
+
+
+def test_booleans_for_numbers_are_never_adjudicated() -> None:
+    """Python counts true equal to 1, so a state whose small numbers are booleans compares equal to its
+    rebuild; the state adjudicated is the rebuild, so the client's booleans are never used."""
+    state = _mid_trick()
+    bad = engine.clone(state)
+    for key in ("payoffs", "scores", "counts", "tricks", "dealer"):
+        bad[key] = _booleans(bad[key])
+    checked = engine.check_state(GAME, bad)
+    assert json.dumps(checked, sort_keys=True) == json.dumps(state, sort_keys=True) != json.dumps(bad, sort_keys=True)
 
 
 @pytest.mark.parametrize(("label", "corrupt"), _corruptions_trick())
@@ -944,15 +1131,15 @@ def test_round_records_are_events_and_the_totals_add_them_up() -> None:
     while not engine.is_finished(state):
         state, events = engine.apply(state, rng.choice(engine.legal_moves(state)))
         for e in events:
-            if e["type"] == "hand_scored":
-                hand_rows.append(e["points"])
+            if e["type"] == "deal_settled":
+                hand_rows.append(e["changes"])
             if e["type"] == "round_settled":
-                rnd = {k: v for k, v in e.items() if k != "type"}
+                rnd = record(e)
                 assert list(rnd["hands"].values()) == hand_rows[-7:]
                 assert rnd["totals"] == [sum(r[s] for r in hand_rows[-7:]) for s in range(5)]
                 assert rnd["pot"] == sum(rnd["totals"]) == sum(rnd["shares"])
                 settled.append(rnd)
-            if e["type"] == "deal" and e["hand"] == 1:
+            if e["type"] == "deal_started" and e["hand"] == 1:
                 engine.check_state(GAME, state)
                 assert state["points"] == [] and len(state) == len(engine.new_match(GAME, 5, {"rounds": 3}, "feed"))
                 sizes[e["round"]] = len(repr({k: v for k, v in state.items() if k != "hands"}))
