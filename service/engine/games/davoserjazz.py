@@ -333,7 +333,7 @@ class Davoserjazz(Game):
         counts["queens"][winner] += sum(1 for p in trick["plays"] if p[1] in QUEENS)
 
     def last_trick(self, state: State) -> bool:
-        return len(state["tricks"]) == 52 // state["players"]
+        return bool(len(state["tricks"]) == 52 // state["players"])
 
     def trick_hand_over(self, state: State) -> bool:
         """After the last trick, or (``stop_when_decided``) once the hand's last scoring card has fallen."""
