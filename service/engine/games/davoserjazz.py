@@ -40,7 +40,7 @@ from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
-from ..pots import share_by_weights
+from ..pots import SAFE_MAX, share_by_weights
 from ..seats import left, next_matching, rank_seats
 from ..tricks import TrickPlay, TrickRules, TrickTable
 
@@ -53,7 +53,6 @@ QUEENS = frozenset({"QC", "QD", "QH", "QS"})
 TRICK_KEYS = ("tricks", "trick", "counts")
 LAYOUT_KEYS = ("layout", "pool", "passes", "order", "turn")
 COUNTS = ("tricks", "clubs", "queens")
-SAFE = 2**53 - 1  # the largest integer every JSON client reads exactly
 
 
 # ----- options -------------------------------------------------------------------------------
@@ -463,11 +462,11 @@ class Davoserjazz(Game):
         need(is_int(dealt, 0, 7 * opts["rounds"] - 1), "'deal_no' is out of range.")
         need(state["dealings"] == dealt, "'dealings' must count the hands dealt so far.")
         points = need_list(state["points"], "points", dealt % 7)
-        need(all(isinstance(p, list) and len(p) == n and all(is_int(x, 0, SAFE) for x in p) for p in points),
+        need(all(isinstance(p, list) and len(p) == n and all(is_int(x, 0, SAFE_MAX) for x in p) for p in points),
              "'points' must hold one row of whole numbers of at least 0 per seat for each finished hand.")
         scores, payoffs = need_list(state["scores"], "scores", n), need_list(state["payoffs"], "payoffs", n)
-        need(all(is_int(x, 0, SAFE) for x in scores), "'scores' must be whole numbers of at least 0.")
-        need(all(is_int(x, -SAFE, SAFE) for x in payoffs), "'payoffs' must be whole numbers.")
+        need(all(is_int(x, 0, SAFE_MAX) for x in scores), "'scores' must be whole numbers of at least 0.")
+        need(all(is_int(x, -SAFE_MAX, SAFE_MAX) for x in payoffs), "'payoffs' must be whole numbers.")
         need(sum(payoffs) == 0, "'payoffs' must add up to 0: every pot is shared out in full.")
         need(all(payoffs[s] + scores[s] >= 0 for s in range(n)), "'payoffs' lose more than the points paid in.")
         if dealt < 7:
