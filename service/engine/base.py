@@ -272,15 +272,20 @@ class Game:
             self.new_deal(start, [])
         except InvalidDeal as exc:  # an explicit deal that the forged carried values do not fit
             raise InvalidState(f"The deal does not fit the values carried into it: {exc.message}") from None
+        events: list[Event] = []  # not kept: the replay needs the moves' effects, not their news
         for i, entry in enumerate(log):
             need(start["phase"] != OVER, "The log goes on after the match ended.")
             move = self.decode(start, entry)
+            # a card alone is already the canonical entry; any other entry is logged as the move encodes
+            canonical = entry if isinstance(entry, str) else self.encode(start, move)
             current = start["log"]
             try:
-                self.play_move(start, move, [])
+                self.route(start, move).do(start, move, events)
             except IllegalMove as exc:
                 raise InvalidState(f"Move {i + 1} of this deal is illegal: {exc.message}", move=i) from None
             need(start["log"] is current, "The log goes on past the end of its deal.")
+            current.append(canonical)
+            events.clear()
         return start
 
     def dispatch(self, state: State, move: Move, events: list[Event]) -> None:
