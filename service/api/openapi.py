@@ -59,7 +59,7 @@ def move_schema(game: Game) -> dict[str, Any]:
         props: dict[str, Any] = {"seat": {"type": "integer", "minimum": 0},
                                  "action": {"type": "string", "const": name}}
         props.update({k: p.schema() for k, p in action.params.items()})
-        variants.append({"type": "object", "description": action.doc, "required": ["seat", "action", *action.params],
+        variants.append({"type": "object", "description": action.doc, "required": ["seat", "action", *(k for k, p in action.params.items() if not p.optional)],
                          "properties": props, "additionalProperties": False})
     return {"title": f"{game.name} move", "oneOf": variants}
 

@@ -241,10 +241,10 @@ class Game:
     def encode(self, state: State, move: Move) -> Any:
         """A move as its log entry, made before the move: a card played by the seat whose turn it is, as the
         card alone (most of a deal's moves, so the log stays small); any other move as
-        ``[seat, action, *parameters in the action's declared order]``."""
+        ``[seat, action, *parameters in the action's declared order]`` (an optional parameter left out as null)."""
         if move["action"] == "play" and self.compact_play and move["seat"] == self.phases[state["phase"]].turn(state):
             return move["card"]
-        return [move["seat"], move["action"], *(move[k] for k in self.actions[move["action"]].params)]
+        return [move["seat"], move["action"], *(move.get(k) for k in self.actions[move["action"]].params)]
 
     def decode(self, state: State, entry: Any) -> Move:
         """A log entry back to the move (the move itself is checked when it is replayed)."""
@@ -254,7 +254,8 @@ class Game:
              and entry[1] in self.actions, "A logged move is malformed.")
         params = self.actions[entry[1]].params
         need(len(entry) == 2 + len(params), "A logged move has the wrong parameters.")
-        return {"seat": entry[0], "action": entry[1], **dict(zip(params, entry[2:]))}
+        return {"seat": entry[0], "action": entry[1],
+                **{k: v for (k, p), v in zip(params.items(), entry[2:]) if v is not None or not p.optional}}
 
     def rebuild(self, state: State) -> State:
         """The state the client's ``state`` must be: its carried values before this deal, the deal dealt

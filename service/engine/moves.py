@@ -18,7 +18,8 @@ CARD_PATTERN = "^([2-9TJQKA][CDHS]|JK)$"
 
 @dataclass(frozen=True)
 class Param:
-    """A move parameter. kind: ``card``, ``cards`` (list of distinct codes), ``integer``, ``string``."""
+    """A move parameter. kind: ``card``, ``cards`` (list of codes), ``integer``, ``string``, ``strings`` (a list of
+    strings the game's handler judges itself, where its spec gives its own reasons for bad items)."""
 
     kind: str
     doc: str = ""
@@ -28,6 +29,8 @@ class Param:
     # Does the table see this value when the move is made? Cards laid face down (discards, an exchange) do
     # not: by default a list of cards is hidden, anything else (a card played, a bid, a suit named) is shown.
     public: bool | None = None
+    # May the move leave it out? (The handler then applies the spec's default.)
+    optional: bool = False
 
     @property
     def shown(self) -> bool:
@@ -38,6 +41,8 @@ class Param:
             return type(value) is str and value in ALL_CODES
         if self.kind == "cards":
             return isinstance(value, list) and all(isinstance(c, str) and c in ALL_CODES for c in value)
+        if self.kind == "strings":
+            return isinstance(value, list) and all(isinstance(c, str) for c in value)
         if self.kind == "integer":
             return (isinstance(value, int) and not isinstance(value, bool)
                     and (self.minimum is None or value >= self.minimum)
@@ -52,6 +57,8 @@ class Param:
             return card
         if self.kind == "cards":
             return {"type": "array", "items": card}
+        if self.kind == "strings":
+            return {"type": "array", "items": {"type": "string"}}
         if self.kind == "integer":
             out: dict[str, Any] = {"type": "integer"}
             if self.minimum is not None:
@@ -98,8 +105,9 @@ def check_params(raw: Move, spec: Action, action: str) -> None:
         if not param.valid(value):
             raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
     if len(raw) != len(params) + 2 + ("ranges" in raw):  # every key was checked, so a shortfall is a missing one
-        missing = [k for k in params if k not in raw]
-        raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
+        missing = [k for k, p in params.items() if k not in raw and not p.optional]
+        if missing:
+            raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
 
 
 def parse_move(raw: Any, vocabulary: Mapping[str, Action], players: int) -> Move:

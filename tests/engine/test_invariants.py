@@ -7,6 +7,7 @@ the payoffs balance. Views never show another seat's hand.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from service import engine
 
-from .playout import concrete, leaks, play_to_end
+from .playout import cards_in, concrete, play_to_end
 
 CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
 
@@ -41,16 +42,31 @@ def test_random_playouts(game_id: str, players: int, seed: bytes, pick: int, whi
 
 @pytest.mark.parametrize(("game_id", "players"), CASES)
 def test_views_hide_other_hands(game_id: str, players: int) -> None:
+    """No view shows a card of another seat's hand or of the hidden rest. Counted copy by copy, so a game
+    played with several packs (Jewel) may show its own copy of a code another seat also holds."""
     rng = random.Random(7)
     state = engine.new_match(game_id, players, {}, "5eed")
+    game = engine.get_game(game_id)
+    pack = Counter(game.pack(players, state["options"]))
     for _ in range(40):
         if engine.is_finished(state):
             break
         hands = state.get("hands") or []
-        hidden_everywhere = set(state.get("rest") or [])
+        hidden_everywhere = Counter(state.get("rest") or []) + Counter(state.get("stock") or [])
         for seat in [None, *range(players)]:
-            others = {c for s, h in enumerate(hands) if s != seat for c in h}
+            hidden = hidden_everywhere + Counter(c for s, h in enumerate(hands) if s != seat for c in h)
             view = engine.view(state, seat)
             assert "seed" not in view and "deals" not in view
-            assert not leaks(view, others | hidden_everywhere), f"view of seat {seat} leaks hidden cards"
+            own = Counter(hands[seat]) if seat is not None and hands else Counter()
+            shown = Counter(cards_in({k: v for k, v in view.items() if not _repeats_own_cards(v, own)}))
+            leaked = {c for c in hidden if shown[c] > pack[c] - hidden[c]}
+            assert not leaked, f"view of seat {seat} leaks hidden cards: {sorted(leaked)}"
         state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
+
+
+def _repeats_own_cards(value: object, own: Counter[str]) -> bool:
+    """A view value that only names codes of the seat's own hand (Jewel's ``valid_declarations``) repeats what
+    the seat already sees; it is not counted as further copies."""
+    if not isinstance(value, list) or not value or not all(isinstance(c, str) for c in value):
+        return False
+    return not Counter(cards_in(value)) - own

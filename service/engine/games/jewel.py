@@ -1,0 +1,399 @@
+"""Jewel: Basudeo Agarwal's three-pack rummy for 2 to 9 players. Spec: shared/rules/jewel.md.
+
+Each deal an open card fixes the jewels (wild cards that also score), the marriage suit and the super sequence.
+A turn is a draw (from the stock or, unless a joker or jewel lies there, the top of the discard pile) and a discard
+or a declaration; at the start of a turn a player may instead pack (first turn) or mid pack (from his
+``mid_pack_min_rounds``-th completed turn on), keeping up to two jewels face up. A valid declaration (a
+compulsory sequence and four triples, one auxiliary: ``jewel_melds``) ends the deal; so do the exhaustion of the
+re-made stock and a table with nobody left active. Every seat is then scored and settled pairwise (6.3).
+
+Carried from deal to deal: ``deal_no``, ``scores`` (the sum of each seat's deal nets). Each deal has: ``dealer``,
+``open_card``, ``hands`` (16 cards, 17 while the seat on turn has drawn; a packer's and a wrong declarer's are
+empty), ``stock`` (top first; never shown), ``stock_no`` (1, or 2 once re-made), ``discard`` (bottom first),
+``status``, ``turns_completed``, ``kept`` (packers' jewels, face up), ``exposed`` (wrong declarers' frozen hands),
+``turn``. The phase is ``draw`` (the seat on turn holds 16 cards) or ``discard`` (17). Each deal's outcome, the
+whole chart included, is in the ``deal_settled`` event of the move that ends it; the state keeps the totals.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
+from ..cards import JOKER, Card
+from ..checks import is_int, need, need_list
+from ..errors import IllegalMove, InvalidDeal, InvalidOptions
+from ..flow import Phase, Step, one_seat
+from ..jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY,
+                           Arrangement, DealRules, SeatResult, best_arrangement, best_kept_jewels,
+                           declarer_arrangement, full_hand_arrangement, is_valid_declaration, jewel_keep_choices,
+                           jewel_points, settle, sort_canonical, valid_declarations)
+from ..moves import Action, Move, Param
+from ..options import Option, Options
+from ..rng import shuffled
+from ..seats import rank_seats
+
+OPEN_CARD_INDEX = 81            # where the service's shuffle finds the open card (spec 3)
+MAX_SCORE = 2**53 - 1
+ACTIVE, PACKED, MID_PACKED, WRONG, DECLARER = "active", "packed", "mid_packed", "wrong", "declarer"
+PACK_PENALTY = {PACKED: INITIAL_PACK_PENALTY, MID_PACKED: MID_PACK_PENALTY}
+JEWELS = Param("strings", "0 to 2 jewels you hold, kept face up (left out: the most valuable choice)",
+               public=True, optional=True)
+
+
+@lru_cache(maxsize=256)
+def deal_rules(open_card: Card, all_wild_groups: bool) -> DealRules:
+    return DealRules(open_card, all_wild_groups)
+
+
+def rules_of(state: State) -> DealRules:
+    return deal_rules(state["open_card"], state["options"]["all_wild_groups"])
+
+
+def next_active(state: State, seat: int) -> int | None:
+    """The next seat clockwise after ``seat`` still active (``seat`` itself last); None when nobody is."""
+    n: int = state["players"]
+    for step in range(1, n + 1):
+        other = (seat + step) % n
+        if state["status"][other] == ACTIVE:
+            return other
+    return None
+
+
+class Jewel(Game):
+    id = "jewel"
+    name = "Jewel"
+    summary = ("Three-pack rummy: draw and discard until one player shows a four-card run and four triples; "
+               "jewels are wild and score; everyone settles pairwise on the differences.")
+    min_players = 2
+    max_players = 9
+    default_players = 4
+    options = (
+        Option("rounds", "integer", 1, "Rounds of deals (every player deals once a round); 1 with nine players.",
+               1, 100),
+        Option("mid_pack_min_rounds", "integer", 2, "Turns a player must have completed before he may mid pack.",
+               1, 50),
+        Option("wrong_declaration", "choice", "penalize", "\"penalize\": a wrong declaration puts the player out "
+               "with the full-hand penalty; \"reject\": it is refused as an illegal move.",
+               choices=("penalize", "reject")),
+        Option("all_wild_groups", "boolean", True, "Whether a triple of three wild cards is a valid group."),
+    )
+    actions = {
+        "draw": Action("Draw the top card of the stock or of the discard pile.",
+                       {"source": Param("string", "\"stock\" or \"discard\"", choices=("stock", "discard"))},
+                       {"seat": 1, "action": "draw", "source": "stock"}),
+        "pack": Action("Give up the deal on your first turn, keeping up to two jewels face up.",
+                       {"jewels": JEWELS}, {"seat": 1, "action": "pack", "jewels": ["7S"]}),
+        "mid_pack": Action("Give up the deal later (from your third turn by default), keeping up to two jewels.",
+                           {"jewels": JEWELS}, {"seat": 1, "action": "mid_pack", "jewels": ["7S", "7S"]}),
+        "discard": Action("End your turn by discarding a card face up.",
+                          {"card": Param("card", "a card you hold")}, {"seat": 1, "action": "discard", "card": "KD"}),
+        "declare": Action("Put a card face down and show the other sixteen as a complete arrangement.",
+                          {"card": Param("card", "a card you hold, laid face down", public=False)},
+                          {"seat": 1, "action": "declare", "card": "KD"}),
+    }
+    secret_keys = Game.secret_keys | {"stock"}
+    sample_options = ({"wrong_declaration": "reject", "mid_pack_min_rounds": 1},
+                      {"all_wild_groups": False, "first_dealer": 1},
+                      {"rounds": 2, "mid_pack_min_rounds": 3})
+    carried = ("deal_no", "scores")
+
+    def build_phases(self) -> dict[str, Any]:
+        seat = one_seat(lambda state: state["turn"])
+        early = Step(seat, self.must_draw_first)
+        late = Step(seat, self.already_drawn)
+        turn = self.turn_of
+        return {
+            "draw": Phase("draw", {"draw": Step(seat, self.draw), "pack": Step(seat, self.pack_up),
+                                   "mid_pack": Step(seat, self.pack_up), "discard": early, "declare": early},
+                          self.start_moves, turn),
+            "discard": Phase("discard", {"discard": Step(seat, self.discard), "declare": Step(seat, self.declare),
+                                         "draw": late, "pack": late, "mid_pack": late},
+                             self.end_moves, turn),
+        }
+
+    def turn_of(self, state: State) -> int | None:
+        turn: int = state["turn"]
+        return turn
+
+    def pack(self, n: int, options: Options) -> tuple[Card, ...]:
+        return JEWEL_PACK
+
+    def check_options(self, options: Options, n: int) -> None:
+        if n == 9 and options["rounds"] != 1:
+            raise InvalidOptions("With nine players a match is one round (the seats are cut again after it).",
+                                 option="rounds")
+
+    # ----- the deal -------------------------------------------------------------------------
+    def initial(self, state: State) -> None:
+        state.update(deal_no=0, scores=[0] * state["players"])
+
+    def deal(self, state: State, events: list[Event]) -> None:
+        """The next dealer, the open card, sixteen cards each, the rest as the stock (spec 3)."""
+        n = state["players"]
+        state["deal_no"] += 1
+        dealer = state["dealer"] = (state["options"]["first_dealer"] + state["deal_no"] - 1) % n
+        cards = self.next_deal(state)
+        state.update(open_card=cards["rest"][0], hands=cards["hands"], stock=cards["rest"][1:],
+                     stock_no=1, discard=[], status=[ACTIVE] * n, turns_completed=[0] * n,
+                     kept=[[] for _ in range(n)], exposed=[[] for _ in range(n)], turn=(dealer + 1) % n,
+                     phase="draw")
+        rules = rules_of(state)
+        events.append({"type": "deal_started", "deal": state["deal_no"], "dealer": dealer,
+                       "open_card": state["open_card"], "jewels": list(rules.jewels),
+                       "stock_size": len(state["stock"])})
+
+    def distribute(self, cards: list[Card], state: State) -> Deal:
+        """The open card from index 81 (or the next non-joker, wrapping), then one card at a time from the
+        dealer's left; the rest is the stock, top first (spec 3)."""
+        n, dealer = state["players"], state["dealer"]
+        at = OPEN_CARD_INDEX
+        while cards[at % len(cards)] == JOKER:
+            at += 1
+        open_card = cards.pop(at % len(cards))
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        for k in range(HAND_SIZE * n):
+            hands[(dealer + 1 + k) % n].append(cards[k])
+        return {"hands": hands, "rest": [open_card, *cards[HAND_SIZE * n:]]}
+
+    def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
+        need_hand_sizes(deal, HAND_SIZE)
+        need_pack_deal(deal, JEWEL_PACK)
+        if deal["rest"][0] == JOKER:
+            raise InvalidDeal("The open card (the first card of 'rest') may not be a joker.")
+
+    # ----- the rules, each decided once (for the legal moves and for the refusals) ----------------
+    def draw_refusal(self, state: State, source: str) -> IllegalMove | None:
+        pile = state["discard"]
+        if source == "discard" and not pile:
+            return IllegalMove("discard_pile_empty", "The discard pile is empty: draw from the stock.")
+        if source == "discard" and rules_of(state).is_wild_card(pile[-1]):
+            return IllegalMove("wild_card_not_takeable", f"A joker or a jewel ({pile[-1]}) on the discard pile "
+                               "can never be taken.", card=pile[-1])
+        return None
+
+    def pack_refusal(self, state: State, action: str) -> IllegalMove | None:
+        done = state["turns_completed"][state["turn"]]
+        if action == "pack" and done >= 1:
+            return IllegalMove("pack_only_first_turn", "You may pack only on your first turn; later you may mid "
+                               "pack once you have completed enough turns.")
+        least = state["options"]["mid_pack_min_rounds"]
+        if action == "mid_pack" and done < least:
+            return IllegalMove("mid_pack_too_early", f"You may mid pack once you have completed {least} turns "
+                               f"(you have completed {done}).")
+        return None
+
+    def jewels_refusal(self, state: State, jewels: list[str]) -> IllegalMove | None:
+        rules = rules_of(state)
+        if len(jewels) > MAX_KEPT_JEWELS:
+            return IllegalMove("too_many_jewels", "You may keep at most two jewels.")
+        for card in jewels:
+            if not rules.is_jewel(card):
+                return IllegalMove("not_a_jewel", f"{card!r} is not a jewel this deal.", card=card)
+        missing = Counter(jewels) - Counter(state["hands"][state["turn"]])
+        if missing:
+            card = next(iter(missing))
+            return IllegalMove("card_not_in_hand", f"You do not hold enough {card} to keep.", card=card)
+        return None
+
+    def declare_refusal(self, state: State, seat: int) -> IllegalMove | None:
+        if state["turns_completed"][seat] == 0 and seat != state["dealer"]:
+            return IllegalMove("declare_first_round", "Nobody but the dealer may declare on his first turn.")
+        return None
+
+    def declarable(self, state: State) -> list[Card]:
+        """The codes whose discard now leaves a valid declaration (4.5); empty while declaring is not allowed."""
+        seat = state["turn"]
+        if state["phase"] != "discard" or self.declare_refusal(state, seat) is not None:
+            return []
+        return valid_declarations(state["hands"][seat], rules_of(state))
+
+    # ----- legal moves ----------------------------------------------------------------------------
+    def start_moves(self, state: State) -> list[Move]:
+        seat = state["turn"]
+        moves: list[Move] = [{"seat": seat, "action": "draw", "source": "stock"}]
+        if self.draw_refusal(state, "discard") is None:
+            moves.append({"seat": seat, "action": "draw", "source": "discard"})
+        for action in ("pack", "mid_pack"):
+            if self.pack_refusal(state, action) is None:
+                moves += [{"seat": seat, "action": action, "jewels": list(choice)}
+                          for choice in jewel_keep_choices(state["hands"][seat], rules_of(state))]
+        return moves
+
+    def end_moves(self, state: State) -> list[Move]:
+        seat = state["turn"]
+        codes = sort_canonical(set(state["hands"][seat]))
+        moves: list[Move] = [{"seat": seat, "action": "discard", "card": c} for c in codes]
+        if self.declare_refusal(state, seat) is None:
+            valid = codes if state["options"]["wrong_declaration"] == "penalize" else self.declarable(state)
+            moves += [{"seat": seat, "action": "declare", "card": c} for c in valid]
+        return moves
+
+    # ----- moves ----------------------------------------------------------------------------------
+    def must_draw_first(self, state: State, move: Move, events: list[Event]) -> None:
+        raise IllegalMove("must_draw_first", "Draw a card first.")
+
+    def already_drawn(self, state: State, move: Move, events: list[Event]) -> None:
+        raise IllegalMove("already_drawn", "You have drawn this turn: discard or declare.")
+
+    def draw(self, state: State, move: Move, events: list[Event]) -> None:
+        refusal = self.draw_refusal(state, move["source"])
+        if refusal is not None:
+            raise refusal
+        seat = state["turn"]
+        event: Event = {"type": "draw", "seat": seat, "source": move["source"]}
+        if move["source"] == "stock":
+            card = state["stock"].pop(0)
+        else:
+            card = event["card"] = state["discard"].pop()
+        state["hands"][seat].append(card)
+        state["phase"] = "discard"
+        events.append(event)
+
+    def pack_up(self, state: State, move: Move, events: list[Event]) -> None:
+        """Pack or mid pack (4.3): kept jewels face up, every other card to the stock's bottom in canonical order."""
+        seat, action = state["turn"], move["action"]
+        refusal = self.pack_refusal(state, action)
+        jewels = move.get("jewels")
+        if refusal is None and jewels is not None:
+            refusal = self.jewels_refusal(state, jewels)
+        if refusal is not None:
+            raise refusal
+        hand = state["hands"][seat]
+        kept = sort_canonical(jewels if jewels is not None else best_kept_jewels(hand, rules_of(state)))
+        rest = Counter(hand) - Counter(kept)
+        state["stock"] += sort_canonical(rest.elements())
+        state["hands"][seat] = []
+        state["kept"][seat] = kept
+        state["status"][seat] = PACKED if action == "pack" else MID_PACKED
+        events.append({"type": action, "seat": seat, "jewels": kept})
+        self.end_turn(state, events)
+
+    def discard(self, state: State, move: Move, events: list[Event]) -> None:
+        seat, card = state["turn"], move["card"]
+        self.need_held(state, card)
+        state["hands"][seat].remove(card)
+        state["discard"].append(card)
+        state["turns_completed"][seat] += 1
+        events.append({"type": "discard", "seat": seat, "card": card})
+        self.end_turn(state, events)
+
+    def declare(self, state: State, move: Move, events: list[Event]) -> None:
+        """A valid declaration ends the deal; a wrong one puts the player out, his card face up (4.4)."""
+        seat, card = state["turn"], move["card"]
+        self.need_held(state, card)
+        refusal = self.declare_refusal(state, seat)
+        if refusal is not None:
+            raise refusal
+        hand = list(state["hands"][seat])
+        hand.remove(card)
+        valid = is_valid_declaration(hand, rules_of(state))
+        if not valid and state["options"]["wrong_declaration"] == "reject":
+            raise IllegalMove("invalid_declaration", "These sixteen cards are not a compulsory sequence and four "
+                              "triples with an auxiliary one.", card=card)
+        state["hands"][seat] = hand
+        state["discard"].append(card)  # face down on a valid declaration, face up ("chance card") on a wrong one
+        if valid:
+            state["status"][seat] = DECLARER
+            events.append({"type": "declare", "seat": seat, "valid": True})
+            self.end_deal(state, events, "declaration")
+            return
+        state["status"][seat] = WRONG
+        state["exposed"][seat], state["hands"][seat] = hand, []
+        events.append({"type": "declare", "seat": seat, "valid": False, "card": card, "hand": list(hand)})
+        self.end_turn(state, events)
+
+    def need_held(self, state: State, card: Card) -> None:
+        if card not in state["hands"][state["turn"]]:
+            raise IllegalMove("card_not_in_hand", f"You do not hold {card}.", card=card)
+
+    def end_turn(self, state: State, events: list[Event]) -> None:
+        """After a turn: nobody active ends the deal; an emptied stock is re-made once, then ends it (4.6, 4.7)."""
+        after = next_active(state, state["turn"])
+        if after is None:
+            self.end_deal(state, events, "no_active_player")
+            return
+        if not state["stock"]:
+            pile = state["discard"]
+            if state["stock_no"] == 2 or len(pile) < 2:
+                self.end_deal(state, events, "stock_exhausted")
+                return
+            label = f"{self.id}/{state['deal_no'] - 1}/remake"
+            state.update(stock=shuffled(pile[:-1], state["seed"], label), discard=pile[-1:], stock_no=2)
+            events.append({"type": "stock_remade", "stock_size": len(state["stock"]), "discard": pile[-1]})
+        state["turn"] = after
+        state["phase"] = "draw"
+
+    # ----- the end of a deal ------------------------------------------------------------------------
+    def end_deal(self, state: State, events: list[Event], end: str) -> None:
+        """Score every seat (6.1, 6.2), settle the chart (6.3), then the next deal or the end of the match."""
+        rules = rules_of(state)
+        declarer = state["status"].index(DECLARER) if DECLARER in state["status"] else None
+        results, records = [], []
+        for seat, status in enumerate(state["status"]):
+            if status in PACK_PENALTY:
+                kept = state["kept"][seat]
+                results.append(SeatResult(j=jewel_points(kept, rules), q=PACK_PENALTY[status]))
+                records.append({"status": status, "kept_jewels": list(kept), "j": results[-1].j,
+                                "q": PACK_PENALTY[status]})
+                continue
+            hand = state["exposed"][seat] if status == WRONG else state["hands"][seat]
+            shown = (declarer_arrangement(hand, rules) if status == DECLARER else
+                     full_hand_arrangement(hand, rules) if status == WRONG else best_arrangement(hand, rules))
+            assert shown is not None  # a declarer's hand passed the declaration check
+            results.append(SeatResult(j=jewel_points(hand, rules), s=shown.s))
+            records.append({"status": status, "hand": sort_canonical(hand), "j": results[-1].j,
+                            "bonus": shown.bonus, "penalty": shown.penalty, "s": shown.s,
+                            "arrangement": arrangement_record(shown)})
+        chart = settle(results, declarer)
+        changes = list(chart.nets)
+        state["scores"] = [a + b for a, b in zip(state["scores"], changes)]
+        events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
+                       "changes": changes, "unit": "points", "open_card": state["open_card"], "end": end,
+                       "declarer": declarer, "seats": records, "matrix": [list(row) for row in chart.matrix]})
+        if state["deal_no"] == state["options"]["rounds"] * state["players"]:
+            state["phase"] = OVER
+            events.append({"type": "match_over", "scores": list(state["scores"])})
+        else:
+            self.new_deal(state, events)
+
+    # ----- views, results and the totals carried between deals -----------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """Besides the hands: the stock's size but not its cards, and the seat on turn's valid declarations."""
+        out = super().view(state, seat)
+        out["stock_size"] = len(state["stock"])
+        out["valid_declarations"] = (self.declarable(state) if seat is not None and seat == state["turn"]
+                                     and state["phase"] != OVER else [])
+        return out
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        if state["phase"] != OVER:
+            return None
+        n, scores = state["players"], state["scores"]
+        ranking = rank_seats(n, lambda s: (-scores[s], s))
+        places = [1 + sum(1 for other in scores if other > scores[s]) for s in range(n)]
+        return {"scores": list(scores), "payoffs": list(scores), "ranking": ranking, "places": places}
+
+    def card_groups(self, state: State) -> list[Any]:
+        return [*state["hands"], state["stock"], state["discard"], [state["open_card"]], *state["kept"],
+                *state["exposed"]]
+
+    def check_carried(self, state: State) -> None:
+        """Before a deal: as many deals finished as dealt, scores that are safe integers summing to zero."""
+        n = state["players"]
+        need(is_int(state["deal_no"], 0, state["options"]["rounds"] * n - 1), "'deal_no' is out of range.")
+        need(state["dealings"] == state["deal_no"], "'dealings' does not fit the deals played.")
+        scores = need_list(state["scores"], "scores", n)
+        need(all(is_int(x, -MAX_SCORE, MAX_SCORE) for x in scores), "'scores' must be whole numbers in range.")
+        need(sum(scores) == 0, "'scores' must add up to zero.")
+
+
+def arrangement_record(shown: Arrangement) -> dict[str, Any]:
+    """How a hand was shown: the compulsory sequence (or null), the triples, the unarranged cards."""
+    return {"compulsory": list(shown.compulsory.cards) if shown.compulsory else None,
+            "triples": [{"kind": g.kind, "cards": list(g.cards), "bonus": g.bonus} for g in shown.triples],
+            "unarranged": list(shown.unarranged), "full_hand": shown.full_hand}
+
+
+GAME = Jewel()
