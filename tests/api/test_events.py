@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from flask.testing import FlaskClient
 from service import engine
 from service.api import events
 from tests.api.test_sessions import PROBLEM, Table, app, card_set, client, true_state  # noqa: F401 - fixtures
-from tests.engine.playout import concrete
+from tests.engine.playout import concrete, hidden_copies_shown
 
 
 class Reader:
@@ -177,8 +178,14 @@ def test_a_spectator_never_sees_a_hidden_card(app: Flask, client: FlaskClient, g
                 continue
             state = truth[version]
             shown = card_set(data)
-            others = {c for s, hand in enumerate(state.get("hands", [])) if s != seat for c in hand}
-            assert not shown & others, (game, seat, version, shown & others)
+            others = Counter(c for s, hand in enumerate(state.get("hands", [])) if s != seat for c in hand)
+            own = Counter(state["hands"][seat]) if seat is not None and state.get("hands") else None
+            pack = Counter(engine.get_game(game).pack(state["players"], state["options"]))
+            leaked = hidden_copies_shown(data["view"], others, pack, own)
+            leaked |= card_set(data["legal_moves"]) & set(others) - set(own or ())   # a seat's moves name its own cards
+            leaked |= hidden_copies_shown({k: v for k, v in data.items() if k not in ("view", "legal_moves")},
+                                          others, pack)
+            assert not leaked, (game, seat, version, leaked)
             if seat is None:
                 assert shown <= card_set(engine.view(state, None))
             assert state["seed"] not in orjson.dumps(data).decode()

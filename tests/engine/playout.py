@@ -44,6 +44,21 @@ def leaks(view: Any, secret_cards: set[str]) -> set[str]:
     return found
 
 
+def hidden_copies_shown(view: Any, hidden: Counter[str], pack: Counter[str], own: Counter[str] | None = None) -> set[str]:
+    """The codes of which ``view`` shows more copies than are outside ``hidden`` (other seats' hands, the stock):
+    with one pack, any hidden code shown at all; with several (Jewel), a seat may show its own copy of a code
+    another seat also holds. A flat list naming only the seat's own cards (``own``; Jewel's
+    ``valid_declarations``) repeats what it already sees and is not counted again."""
+    own = own or Counter()
+
+    def repeats_own(value: Any) -> bool:
+        return (isinstance(value, list) and bool(value) and all(isinstance(c, str) for c in value)
+                and not Counter(cards_in(value)) - own)
+    parts = view.items() if isinstance(view, dict) else [(None, view)]
+    shown = Counter(cards_in([v for _k, v in parts if not (own and repeats_own(v))]))
+    return {c for c in hidden if shown[c] > pack[c] - hidden[c]}
+
+
 def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, rng: random.Random,
                 max_moves: int = 20000, check_every: int = 1) -> tuple[State, int]:
     """Play random legal moves to the end, checking the invariants after each move."""

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from service import engine
 
-from .playout import cards_in, concrete, play_to_end
+from .playout import concrete, hidden_copies_shown, play_to_end
 
 CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
 
@@ -58,15 +58,7 @@ def test_views_hide_other_hands(game_id: str, players: int) -> None:
             view = engine.view(state, seat)
             assert "seed" not in view and "deals" not in view
             own = Counter(hands[seat]) if seat is not None and hands else Counter()
-            shown = Counter(cards_in({k: v for k, v in view.items() if not _repeats_own_cards(v, own)}))
-            leaked = {c for c in hidden if shown[c] > pack[c] - hidden[c]}
+            leaked = hidden_copies_shown(view, hidden, pack, own)
             assert not leaked, f"view of seat {seat} leaks hidden cards: {sorted(leaked)}"
         state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
 
-
-def _repeats_own_cards(value: object, own: Counter[str]) -> bool:
-    """A view value that only names codes of the seat's own hand (Jewel's ``valid_declarations``) repeats what
-    the seat already sees; it is not counted as further copies."""
-    if not isinstance(value, list) or not value or not all(isinstance(c, str) for c in value):
-        return False
-    return not Counter(cards_in(value)) - own

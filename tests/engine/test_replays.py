@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service import engine
+from service.engine.jewel_melds import JEWEL_PACK, sort_canonical
+from service.engine.rng import shuffled
 
 from .playout import concrete
 
@@ -46,6 +49,10 @@ CASES: list[tuple[str, str, int, dict[str, Any], str]] = [
     ("toepen", "six_players", 6, {"target": 6}, "6002"),
     ("femkort", "explicit_deals", 3, {"deals": 2}, "c0ffee"),
     ("toepen", "explicit_deal", 4, {"target": 4}, "77"),
+    ("jewel", "three_players", 3, {}, "7001"),
+    ("jewel", "two_players_reject", 2, {"wrong_declaration": "reject", "mid_pack_min_rounds": 1}, "7002"),
+    ("jewel", "nine_players_stock_exhausted", 9, {}, "7004"),
+    ("jewel", "explicit_deal_declared", 3, {"first_dealer": 2, "all_wild_groups": False}, "7003"),
 ]
 
 # Cases that fix their first deals as a club or a duplicate board would (the rest come from the seed).
@@ -53,11 +60,24 @@ _FEMKORT_DEAL = {"hands": [["4C", "JC", "4H", "7H", "4D"], ["TH", "2C", "AC", "8
                  "rest": ["7D", "2S", "6D", "5D", "8D", "TS", "9C", "9H", "2H", "8C", "JS", "3C", "JH", "AS", "9D",
                           "KH", "TD", "6C", "7S", "AH", "3S", "QS", "QH", "2D", "AD", "5C", "TC", "JD", "KS", "6H",
                           "QD", "8H", "9S", "KD", "QC", "6S", "5H"]}
+# Jewel: the dealer (seat 2) is dealt a hand that declares (O = AS) and may declare on his first turn.
+_JEWEL_READY = ["5H", "6H", "7H", "8H", "KS", "AS", "2S", "QC", "KC", "JK", "3C", "4C", "5C", "9D", "9S", "9C"]
+
+
+def _jewel_deal(n: int, dealer: int) -> dict[str, Any]:
+    spare = Counter(JEWEL_PACK)
+    spare.subtract(["AS", *_JEWEL_READY])
+    cards = shuffled(sort_canonical(spare.elements()), "7003", "golden")
+    hands = [cards[16 * s:16 * s + 16] if s != dealer else list(_JEWEL_READY) for s in range(n)]
+    return {"hands": hands, "rest": ["AS", *cards[16 * (n - 1):]]}
+
+
 DEALS: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("femkort", "explicit_deals"): [_FEMKORT_DEAL, {"hands": _FEMKORT_DEAL["hands"][::-1], "rest": _FEMKORT_DEAL["rest"]}],
     ("toepen", "explicit_deal"): [{
         "hands": [["QS", "KD", "8S", "7S"], ["AC", "7H", "8C", "QD"], ["KC", "KS", "7D", "JS"], ["8D", "TC", "KH", "QH"]],
         "rest": ["JH", "TD", "9D", "TH", "AD", "8H", "9C", "JD", "9H", "9S", "AS", "JC", "7C", "AH", "TS", "QC"]}],
+    ("jewel", "explicit_deal_declared"): [_jewel_deal(3, 2)],
 }
 
 
