@@ -35,6 +35,7 @@ def envelope(state: State, events: list[Event], c: StateCodec | None = None) -> 
     legal = engine.legal_moves(state)
     out.update(to_act=engine.seats_to_act(legal), legal_moves=legal, events=events,
                finished=engine.is_finished(state), result=engine.result(state))
+    out.update(engine.envelope_extras(state))
     return out
 
 

@@ -114,7 +114,12 @@ def components() -> dict[str, Any]:
                            "to_act": {"type": "array", "items": ref("Seat")},
                            "legal_moves": {"type": "array", "items": ref("Move")},
                            "events": {"type": "array", "items": {"type": "object"}},
-                           "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
+                           "finished": {"type": "boolean"}, "result": nullable(ref("Result")),
+                           "valid_declarations": {
+                               "type": "array", "items": ref("Card"),
+                               "description": "Jewel only: the cards whose discard would leave the seat to act a "
+                                              "valid declaration, in canonical order (empty unless it holds 17 "
+                                              "cards and may declare). docs/games/jewel.md."}}},
         "Problem": {
             "type": "object", "required": ["type", "title", "status", "detail", "code"],
             "properties": {"type": {"type": "string"}, "title": {"type": "string"},

@@ -24,7 +24,7 @@ __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
     "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
-    "deals_from", "hidden_params", "describe", "seed_bytes", "CARD_PATTERN",
+    "deals_from", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
@@ -114,6 +114,11 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
 def result(state: State) -> dict[str, Any] | None:
     return get_game(state["game"]).result(state) if state["phase"] == OVER else None
+
+
+def envelope_extras(state: State) -> dict[str, Any]:
+    """The game's own keys of a move's answer (docs/events.md), e.g. Jewel's ``valid_declarations``."""
+    return {} if state["phase"] == OVER else get_game(state["game"]).envelope_extras(state)
 
 
 def hidden_params(state: State, move: Move) -> list[str]:

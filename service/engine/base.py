@@ -138,6 +138,11 @@ class Game:
     def result(self, state: State) -> dict[str, Any] | None:
         raise NotImplementedError
 
+    def envelope_extras(self, state: State) -> dict[str, Any]:
+        """Keys a game's spec adds to the answer of a move beside the legal moves (Jewel's
+        ``valid_declarations``); only what the seat to act could work out from its own hand."""
+        return {}
+
     def validate(self, state: State) -> None:
         raise NotImplementedError
 

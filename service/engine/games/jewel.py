@@ -367,6 +367,9 @@ class Jewel(Game):
                                      and state["phase"] != OVER else [])
         return out
 
+    def envelope_extras(self, state: State) -> dict[str, Any]:
+        return {"valid_declarations": self.declarable(state)}
+
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
             return None

@@ -196,7 +196,7 @@ def test_S2_valid_declarations_in_the_view_and_the_moves(rule: str) -> None:
     state = draw_and_discard(state, 0)
     state, _ = do(state, 1, "draw", source="stock")
     assert state["hands"][1][-1] == "JC"
-    assert engine.view(state, 1)["valid_declarations"] == S2_VALID
+    assert engine.view(state, 1)["valid_declarations"] == S2_VALID == engine.envelope_extras(state)["valid_declarations"]
     assert engine.view(state, 0)["valid_declarations"] == engine.view(state, None)["valid_declarations"] == []
     declares = [m["card"] for m in moves_of(state, "declare")]
     assert declares == (S2_VALID if rule == "reject" else sort_canonical(set(state["hands"][1])))
@@ -389,6 +389,7 @@ def test_S0_seed_example_through_the_api() -> None:
         for move in moves:
             if isinstance(move, str):
                 drawn = env["state"]["hands"][seat][-1]
+                assert drawn in env["valid_declarations"] or move == "discard"
                 move = {"seat": seat, "action": move, "card": drawn}
             assert move in env["legal_moves"]
             resp = client.post("/v1/games/jewel/move", json={"state": env["state"], "move": move})
