@@ -67,10 +67,13 @@ def clone(value: Any) -> Any:
     """A deep copy of a JSON value (much faster than ``copy.deepcopy`` for this shape)."""
     t = type(value)
     if t is dict:
-        return {k: clone(v) for k, v in value.items()}
+        return {k: clone(v) if type(v) in _NESTED else v for k, v in value.items()}
     if t is list:
-        return [clone(v) for v in value]
+        return [clone(v) if type(v) in _NESTED else v for v in value]
     return value
+
+
+_NESTED = frozenset({dict, list})  # the only JSON values clone copies; strings, numbers and null are shared
 
 
 def seats_to_act(moves: list[Move]) -> list[int]:
