@@ -51,6 +51,18 @@ def rules_of(state: State) -> DealRules:
     return deal_rules(state["open_card"], state["options"]["all_wild_groups"])
 
 
+# The hand searches, remembered by hand: a state is checked by replaying its deal, so the same declaration and the
+# same seventeen cards are judged again on every request of that deal.
+@lru_cache(maxsize=4096)
+def declares(hand: tuple[Card, ...], rules: DealRules) -> bool:
+    return is_valid_declaration(hand, rules)
+
+
+@lru_cache(maxsize=4096)
+def declaring_discards(hand: tuple[Card, ...], rules: DealRules) -> list[Card]:
+    return valid_declarations(hand, rules)
+
+
 def next_active(state: State, seat: int) -> int | None:
     """The next seat clockwise after ``seat`` still active (``seat`` itself last); None when nobody is."""
     n: int = state["players"]
@@ -207,7 +219,7 @@ class Jewel(Game):
         seat = state["turn"]
         if state["phase"] != "discard" or self.declare_refusal(state, seat) is not None:
             return []
-        return valid_declarations(state["hands"][seat], rules_of(state))
+        return list(declaring_discards(tuple(sort_canonical(state["hands"][seat])), rules_of(state)))
 
     # ----- legal moves ----------------------------------------------------------------------------
     def start_moves(self, state: State) -> list[Move]:
@@ -288,7 +300,7 @@ class Jewel(Game):
             raise refusal
         hand = list(state["hands"][seat])
         hand.remove(card)
-        valid = is_valid_declaration(hand, rules_of(state))
+        valid = declares(tuple(sort_canonical(hand)), rules_of(state))
         if not valid and state["options"]["wrong_declaration"] == "reject":
             raise IllegalMove("invalid_declaration", "These sixteen cards are not a compulsory sequence and four "
                               "triples with an auxiliary one.", card=card)
