@@ -40,8 +40,8 @@ from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
-from ..seats import left, next_matching, order_from, rank_seats
-from ..tricks import TrickPlay, TrickRules, TrickTable
+from ..seats import left, order_from, rank_seats
+from ..tricks import InDeal, TrickPlay, TrickRules, TrickTable
 
 HAND = 5
 TRICKS = 5
@@ -110,9 +110,10 @@ class Norrlandsknack(Game):
     carried = ("deal_no", "scores", "chips", "pot", "loaves")
 
     def build_phases(self) -> dict[str, Any]:
+        in_deal = InDeal(lambda state, seat: seat in self.active(state))  # seats that passed sit the deal out
         self.tricks = TrickPlay(table=self.table, trump=lambda state: str(state["trump"]),
-                                first_leader=lambda state: self.active(state)[0], next_seat=self.next_active,
-                                size=lambda state: len(self.active(state)),
+                                first_leader=lambda state: self.active(state)[0], next_seat=in_deal.next_seat,
+                                size=in_deal.size,
                                 deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.end_deal)
         declare = Step(one_seat(self.declarer), self.declare, "declare")
         return {"declare": Phase("declare", {v: declare for v in ("knock", "lurk", "join", "pass")},
@@ -169,12 +170,6 @@ class Norrlandsknack(Game):
         if state["deal_no"] == 1:
             return order_from(self.forehand(state), state["players"]) if self.knocker(state) is not None else []
         return [s for s, a in state["declarations"] if a in PLAYING]
-
-    def next_active(self, state: State, seat: int) -> int:
-        active = self.active(state)
-        nxt = next_matching(seat, state["players"], active.__contains__)
-        assert nxt is not None
-        return nxt
 
     def declarer(self, state: State) -> int:
         """The next seat to declare: they declare in turn from forehand, one each."""

@@ -31,8 +31,8 @@ from ..flow import Phase, Poll, Step, anyone, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
-from ..seats import next_matching, order_from
-from ..tricks import TrickPlay, TrickRules, TrickTable
+from ..seats import order_from
+from ..tricks import InDeal, TrickPlay, TrickRules, TrickTable
 
 HAND = 4
 ORDER = "JQKA789T"  # low to high
@@ -49,6 +49,10 @@ MAX_TARGET = 500
 def still_in(state: State, seat: int) -> bool:
     """Neither eliminated from the match nor folded in this deal."""
     return state["eliminated"][seat] is None and state["folded"][seat] is None
+
+
+STILL_IN = InDeal(still_in)  # play skips folded and eliminated players
+IN_MATCH = InDeal(lambda state, seat: state["eliminated"][seat] is None)
 
 
 def polled(state: State, caller: int) -> list[int]:
@@ -153,7 +157,7 @@ class Toepen(Game):
     def build_phases(self) -> dict[str, Any]:
         self.tricks = TrickPlay(table=lambda state: TRICKS, first_leader=self.first_leader,
                                 deal_over=lambda state: len(state["tricks"]) == HAND, end_deal=self.end_deal,
-                                next_seat=self.next_in, leader=self.leader, size=self.trick_size,
+                                next_seat=STILL_IN.next_seat, leader=self.leader, size=self.trick_size,
                                 winner=lambda state, plays: trick_winner(list(plays), set(self.actives(state))))
         exchanger = one_seat(lambda state: state["exchanger"])
         answer = Step(one_seat(due_to_answer), self.answer, "answer")
@@ -184,14 +188,9 @@ class Toepen(Game):
         n, eliminated = state["players"], state["eliminated"]
         return [s for s in order_from((state["dealer"] + 1) % n, n) if eliminated[s] is None]
 
-    def next_in(self, state: State, seat: int) -> int:
-        nxt = next_matching(seat, state["players"], lambda s: still_in(state, s))
-        assert nxt is not None
-        return nxt
-
     def leader(self, state: State, seat: int) -> int:
         """A folded player due to lead is replaced by the next player still in (4.4)."""
-        return seat if still_in(state, seat) else self.next_in(state, seat)
+        return seat if still_in(state, seat) else STILL_IN.next_seat(state, seat)
 
     def first_leader(self, state: State) -> int:
         q = state["poverty"]
@@ -199,7 +198,7 @@ class Toepen(Game):
 
     def trick_size(self, state: State) -> int:
         """A trick is complete when everyone still in has played to it (cards of folders stay in it)."""
-        return len(self.actives(state)) + sum(1 for p in state["trick"]["plays"] if not still_in(state, p[0]))
+        return STILL_IN.size(state) + sum(1 for p in state["trick"]["plays"] if not still_in(state, p[0]))
 
     # ----- the deal ---------------------------------------------------------------------
     def initial(self, state: State) -> None:
@@ -445,8 +444,8 @@ class Toepen(Game):
             state["phase"] = OVER
             events.append({"type": "match_over"})
             return
-        elim = state["eliminated"]  # the winner deals next, or the next survivor clockwise from him (2)
-        state["dealer"] = winner if elim[winner] is None else next_matching(winner, n, lambda s: elim[s] is None)
+        # the winner deals next, or the next survivor clockwise from him (2)
+        state["dealer"] = winner if state["eliminated"][winner] is None else IN_MATCH.next_seat(state, winner)
         self.new_deal(state, events)
 
     def result(self, state: State) -> dict[str, Any] | None:
