@@ -170,7 +170,8 @@ class Femkort(Game):
         events.append({"type": "better_cards_answer", "seat": seat, "accept": accept})
         if CALL.answer(state, seat, accept):
             self.deal_cards(state)  # same dealer, same pot, same deal number (R6 e)
-            events.append({"type": "redeal", "deal": state["deal_no"], "dealer": state["dealer"]})
+            events.append({"type": "redealt", "deal": state["deal_no"], "dealer": state["dealer"],
+                           "reason": "better_cards"})
 
     # ----- the end ----------------------------------------------------------------------
     def result(self, state: State) -> dict[str, Any] | None:
