@@ -55,7 +55,7 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
         raise InvalidRequest("'seed' must be 1 to 128 hex digits.")
     for i, deal in enumerate(deals):
         try:
-            game.check_deal(deal, n, opts)
+            game.check_deal(deal, n, opts, i)
         except InvalidDeal as exc:
             raise InvalidDeal(f"Deal {i + 1}: {exc.message}", index=i) from exc
     return game.new_state(n, opts, seed.lower(), [clone(d) for d in deals])

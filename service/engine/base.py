@@ -105,7 +105,8 @@ class Game:
         self.state_version = FLOW_STATE_VERSION if self.flow else STATE_VERSION
         self.kept = ("dealings", *self.carried)
         play = self.actions.get("play")
-        self.compact_play = play is not None and list(play.params) == ["card"]
+        # a play is logged as its card alone when the card is its only required parameter (see ``encode``)
+        self.compact_play = play is not None and [k for k, p in play.params.items() if not p.optional] == ["card"]
         self.hidden_keys = self.secret_keys | set(RECORD_KEYS) if self.flow else self.secret_keys
 
     # ----- to implement ---------------------------------------------------------------
@@ -159,6 +160,16 @@ class Game:
     def validate_deal(self, deal: Deal, n: int, options: Options) -> None:
         """Default: hands plus rest are exactly the pack. Games add hand sizes and rest shape."""
         need_pack_deal(deal, self.pack(n, options))
+
+    def validate_deal_at(self, deal: Deal, n: int, options: Options, index: int) -> None:
+        """The ``index``-th explicit deal of the match (0: the first); for games whose deal's shape depends on
+        who deals it. Default: ``validate_deal``."""
+        self.validate_deal(deal, n, options)
+
+    def exposed_cards(self, state: State) -> set[Card]:
+        """Cards in a hand that the whole table has seen (a turn-up taken into a hand, sequences shown): a view
+        may name them although they are in another seat's hand. Default: none."""
+        return set()
 
     def check_options(self, options: Options, n: int) -> None:
         """Cross-option checks; raise InvalidOptions."""
@@ -233,6 +244,8 @@ class Game:
         due = step.seats(state)
         if seat not in due:
             raise turn_refusal(seat, due, step.verb)
+        if step.early is not None:
+            step.early(state, raw)
         check_params(raw, self.actions[action], action)
         return step
 
@@ -247,10 +260,11 @@ class Game:
             log.append(entry)
 
     def encode(self, state: State, move: Move) -> Any:
-        """A move as its log entry, made before the move: a card played by the seat whose turn it is, as the
-        card alone (most of a deal's moves, so the log stays small); any other move as
-        ``[seat, action, *parameters in the action's declared order]`` (an optional parameter left out as null)."""
-        if move["action"] == "play" and self.compact_play and move["seat"] == self.phases[state["phase"]].turn(state):
+        """A move as its log entry, made before the move: a card played by the seat whose turn it is, with no
+        optional parameter, as the card alone (most of a deal's moves, so the log stays small); any other move
+        as ``[seat, action, *parameters in the action's declared order]`` (null for an optional one left out)."""
+        if (move["action"] == "play" and self.compact_play and len(move) - ("ranges" in move) == 3
+                and move["seat"] == self.phases[state["phase"]].turn(state)):
             return move["card"]
         return [move["seat"], move["action"], *(move.get(k) for k in self.actions[move["action"]].params)]
 
@@ -334,9 +348,9 @@ class Game:
         seed = state.get("seed")
         need(isinstance(seed, str) and is_hex_seed(seed), "'seed' must be a string of hex digits.")
         normal: Options = state["options"]
-        for deal in need_list(state.get("deals"), "deals"):
+        for i, deal in enumerate(need_list(state.get("deals"), "deals")):
             try:
-                self.check_deal(deal, n, normal)
+                self.check_deal(deal, n, normal, i)
             except InvalidDeal as exc:
                 raise InvalidState(f"A pending deal is invalid: {exc.message}") from exc
         need_int(state.get("dealings"), "dealings", 0, MAX_DEALINGS)
@@ -351,7 +365,7 @@ class Game:
             raise InvalidState(f"The state's options are invalid: {exc.message}") from exc
         need(normal == options, "The state's options are incomplete or not in normal form.")
 
-    def check_deal(self, deal: Any, n: int, options: Options) -> None:
+    def check_deal(self, deal: Any, n: int, options: Options, index: int = 0) -> None:
         """An explicit deal: ``{"hands": [<n lists of cards>], "rest": [cards]}``, valid for this game."""
         if not isinstance(deal, dict) or set(deal) != {"hands", "rest"}:
             raise InvalidDeal("A deal must be an object with exactly 'hands' and 'rest'.")
@@ -364,7 +378,7 @@ class Game:
             need_cards(deal["rest"], "rest")
         except InvalidState as exc:
             raise InvalidDeal(exc.message) from exc
-        self.validate_deal(deal, n, options)
+        self.validate_deal_at(deal, n, options, index)
 
     def check_state(self, state: State) -> State:
         """Full validation of a client-supplied state; returns the state to adjudicate (on the core's flow,

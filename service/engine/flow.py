@@ -32,12 +32,16 @@ class Step:
 
     ``closed`` is for a phase with stages (bidding, then the dealer's choice): it says why the action is not
     possible at this point of the phase (refused as ``wrong_phase``), or None while it is.
+
+    ``early`` (optional) raises the game's refusals that its contract puts after the turn but before the
+    parameters are checked: an action this table never allows, or one that is not open in the current step.
     """
 
     seats: Seats
     do: Handler
     verb: str = "play"  # for the refusal's sentence: "seat 2 is to <verb>"
     closed: Callable[[State], str | None] | None = None
+    early: Callable[[State, Move], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,9 @@ CARD_PATTERN = "^([2-9TJQKA][CDHS]|JK)$"
 
 @dataclass(frozen=True)
 class Param:
-    """A move parameter. kind: ``card``, ``cards`` (list of codes), ``integer``, ``string``, ``strings`` (a list of
-    strings the game's handler judges itself, where its spec gives its own reasons for bad items)."""
+    """A move parameter. kind: ``card``, ``cards`` (list of codes), ``runs`` (a list of lists of card codes,
+    such as declared sequences), ``integer``, ``string``, ``boolean``, ``strings`` (a list of strings the game's
+    handler judges itself, where its spec gives its own reasons for bad items)."""
 
     kind: str
     doc: str = ""
@@ -43,6 +44,12 @@ class Param:
             return isinstance(value, list) and all(isinstance(c, str) and c in ALL_CODES for c in value)
         if self.kind == "strings":
             return isinstance(value, list) and all(isinstance(c, str) for c in value)
+        if self.kind == "runs":
+            return isinstance(value, list) and len(value) <= 16 and all(
+                isinstance(run, list) and len(run) <= 52 and all(isinstance(c, str) and c in ALL_CODES for c in run)
+                for run in value)
+        if self.kind == "boolean":
+            return type(value) is bool
         if self.kind == "integer":
             return (isinstance(value, int) and not isinstance(value, bool)
                     and (self.minimum is None or value >= self.minimum)
@@ -59,6 +66,10 @@ class Param:
             return {"type": "array", "items": card}
         if self.kind == "strings":
             return {"type": "array", "items": {"type": "string"}}
+        if self.kind == "runs":
+            return {"type": "array", "maxItems": 16, "items": {"type": "array", "maxItems": 52, "items": card}}
+        if self.kind == "boolean":
+            return {"type": "boolean"}
         if self.kind == "integer":
             out: dict[str, Any] = {"type": "integer"}
             if self.minimum is not None:

@@ -33,6 +33,8 @@ class TrickRules:
     follow:       a follower holding the suit led must play it.
     head:         a follower of the suit led must beat the best card of that suit so far if able
                   (not once the trick has been trumped, when following can no longer win it).
+    head_trumps:  a follower of a trump lead must beat the best trump so far if able (plain leads need not
+                  be headed unless ``head``)
     must_trump:   a follower void in the suit led must play a trump if able.
     overtrump:    a follower who must trump a trick that is already trumped must beat the best trump
                   if able; if also ``head`` and trumps were led, heading already covers it.
@@ -44,6 +46,7 @@ class TrickRules:
     trump_order: str | None = None
     follow: bool = True
     head: bool = False
+    head_trumps: bool = False
     must_trump: bool = False
     overtrump: bool = False
     undertrump: str = "required"
@@ -93,7 +96,7 @@ class TrickTable:
         if following and rules.follow:
             steps.append((following, "must_follow_suit"))
             trumped = led != trump and any(c[1] == trump for c in cards)
-            if rules.head and not trumped:
+            if (rules.head and not trumped) or (rules.head_trumps and led == trump):
                 best = cards[self.winning_index(cards, trump)]
                 higher = [c for c in following if self.beats(c, best, trump)]
                 if higher:
