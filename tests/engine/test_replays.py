@@ -53,6 +53,9 @@ CASES: list[tuple[str, str, int, dict[str, Any], str]] = [
     ("jewel", "two_players_reject", 2, {"wrong_declaration": "reject", "mid_pack_min_rounds": 1}, "7002"),
     ("jewel", "nine_players_stock_exhausted", 9, {}, "7004"),
     ("jewel", "explicit_deal_declared", 3, {"first_dealer": 2, "all_wild_groups": False}, "7003"),
+    ("klaberjass", "two_hand", 2, {}, "7001"),
+    ("klaberjass", "three_hand_strict", 3, {"head_trump_lead": True, "overtrump": True, "target": 300}, "7002"),
+    ("klaberjass", "partnership", 4, {"bella_timing": "any"}, "7004"),
 ]
 
 # Cases that fix their first deals as a club or a duplicate board would (the rest come from the seed).
