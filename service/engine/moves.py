@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .cards import ALL_CODES
@@ -86,6 +87,11 @@ class Action:
     params: Mapping[str, Param] = field(default_factory=dict)
     example: Mapping[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def required(self) -> tuple[str, ...]:
+        """The parameters a move must have (the others may be left out)."""
+        return tuple(k for k, p in self.params.items() if not p.optional)
+
 
 def read_action(raw: Any, vocabulary: Mapping[str, Action], players: int) -> tuple[int, str]:
     """The seat and action of a move, refused in the contract's order: not an object or no known action
@@ -116,7 +122,7 @@ def check_params(raw: Move, spec: Action, action: str) -> None:
         if not param.valid(value):
             raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
     if len(raw) != len(params) + 2 + ("ranges" in raw):  # every key was checked, so a shortfall is a missing one
-        missing = [k for k, p in params.items() if k not in raw and not p.optional]
+        missing = [k for k in spec.required if k not in raw]
         if missing:
             raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
 

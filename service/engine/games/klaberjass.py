@@ -392,7 +392,9 @@ class Klaberjass(Game):
     def declare_moves(self, state: State) -> list[Move]:
         seat = self.declarer(state)
         runs = sc.maximal_runs(self.declaration_hand(state, seat))
-        subsets = [[run for i, run in enumerate(runs) if mask >> i & 1] for mask in range(1 << len(runs))]
+        subsets: list[list[list[Card]]] = [[]]
+        for run in runs:
+            subsets += [subset + [run] for subset in subsets]
         return [{"seat": seat, "action": "declare", "sequences": s} for s in subsets] + self.claims(state)
 
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
@@ -417,15 +419,19 @@ class Klaberjass(Game):
 
     # ----- play -------------------------------------------------------------------------
     def claims(self, state: State) -> list[Move]:
-        n = state["players"]
-        return [{"seat": s, "action": "claim"} for s in range(n) if side_of(n, s) not in state["false_claims"]]
+        n, false = state["players"], state["false_claims"]
+        if not false:
+            return [{"seat": s, "action": "claim"} for s in range(n)]
+        return [{"seat": s, "action": "claim"} for s in range(n) if side_of(n, s) not in false]
 
     def play_moves(self, state: State) -> list[Move]:
-        moves: list[Move] = []
-        for move in self.tricks.moves(state):
-            moves.append(move)
-            if self.bella_refusal(state, move["seat"], move["card"]) is None:
-                moves.append({**move, "bella": True})
+        moves = self.tricks.moves(state)
+        trump = state["trump"]
+        for i in range(len(moves) - 1, -1, -1):  # the only cards that may carry Bella, listed twice
+            move = moves[i]
+            c = move["card"]
+            if c[1] == trump and c[0] in "KQ" and self.bella_refusal(state, move["seat"], c) is None:
+                moves.insert(i + 1, {**move, "bella": True})
         return moves + self.claims(state)
 
     def bella_refusal(self, state: State, seat: int, card: Card) -> IllegalMove | None:

@@ -14,6 +14,7 @@ TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7":
 PLAIN_POINTS = {"J": 2, "9": 0, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
 LAST_TRICK = 10
 BELLA = 20
+_STRENGTH = {r: i for i, r in enumerate(NATURAL)}
 
 Run = list[Card]
 RunKey = tuple[int, int, bool]  # value, top card in natural order, in trumps
@@ -33,14 +34,18 @@ def maximal_runs(hand: Sequence[Card]) -> list[Run]:
     card of ``hand``; each listed high to low, the runs ordered by their top card (highest first), equal tops
     in suit order C D H S (ruling R29)."""
     runs: list[Run] = []
-    for suit in SUITS:
-        held = sorted(NATURAL.index(c[0]) for c in hand if c[1] == suit)
-        start = 0
-        for i in range(1, len(held) + 1):
-            if i == len(held) or held[i] != held[i - 1] + 1:
-                if i - start >= 3:
-                    runs.append([NATURAL[r] + suit for r in reversed(held[start:i])])
-                start = i
+    held = {suit: 0 for suit in SUITS}
+    for c in hand:
+        held[c[1]] |= 1 << _STRENGTH[c[0]]
+    for suit, bits in held.items():
+        length = 0
+        for r in range(9):  # one past the ace, to close a run that reaches it
+            if bits >> r & 1:
+                length += 1
+            elif length:
+                if length >= 3:
+                    runs.append([NATURAL[x] + suit for x in range(r - 1, r - 1 - length, -1)])
+                length = 0
     runs.sort(key=lambda run: (-NATURAL.index(run[0][0]), SUITS.index(run[0][1])))
     return runs
 
