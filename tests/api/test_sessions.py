@@ -485,6 +485,41 @@ def test_no_log_entry_shows_a_card_that_went_face_down(app: Flask, client: Flask
         assert_log_shows_only_public_cards(table, public_after)
 
 
+def test_klaberjass_declarations_stay_hidden_in_views_log_and_errors(app: Flask, client: FlaskClient) -> None:
+    """Klaberjass's sequences are declared in hidden moves: until the comparison shows the winner's, no other
+    seat, spectator, log entry or error body names a declared card; a losing declaration stays hidden until
+    the match is over, when the log shows every move whole."""
+    n9 = ["JH", "KH", "QH", "AS", "KS", "QS", "TC", "9C", "7D"]
+    d9 = ["9H", "TH", "7H", "AD", "KD", "QD", "JD", "AC", "8S"]
+    spare = [c for c in engine.get_game("klaberjass").pack(2, {}) if c not in {*n9, *d9, "8H"}]
+    deal = {"hands": [d9[:6], n9[:6]], "rest": ["8H", *n9[6:], *d9[6:], *spare]}
+    table = Table(client, "klaberjass", players=2, seed=SEED, deal=deal)
+    for seat, move in [(1, {"action": "take"}), (1, {"action": "pass_dix"}), (0, {"action": "pass_dix"}),
+                       (1, {"action": "play", "card": "AS"})]:
+        assert table.post(seat, {"move": {"seat": seat, **move}}).status_code == 200
+    losing = [["AS", "KS", "QS"], ["KH", "QH", "JH"]]
+    secret = {"KS", "QS", "KH", "QH", "JH"}
+    assert table.post(1, {"move": {"seat": 1, "action": "declare", "sequences": losing}}).status_code == 200
+    bad = table.post(0, {"move": {"seat": 0, "action": "declare", "sequences": [["KD", "QD", "JD"]]}}).get_json()
+    assert bad["code"] == "illegal_move" and not card_set(bad) & ({"AD", "KD", "QD", "JD"} | secret), bad
+    for answer in (table.get(), table.get(0)):
+        assert not card_set(answer) & secret, answer
+    assert table.post(0, {"move": {"seat": 0, "action": "declare", "sequences": [["AD", "KD", "QD", "JD"]]}}
+                      ).status_code == 200
+    assert {"AD", "KD", "QD", "JD"} <= card_set(table.get()["view"]["sequences"])  # the winner's run is shown
+    for answer in (table.get(), table.get(0), table.log()):
+        assert not card_set(answer) & secret, answer
+    entries = table.log()["entries"]
+    assert [e["hidden"] for e in entries[-2:]] == [["sequences"], ["sequences"]]
+    rng = random.Random(5)
+    while not (current := table.get())["finished"]:
+        seat = current["view"]["turn"]
+        moves = [m for m in table.get(seat)["legal_moves"] if m["action"] != "claim"]
+        assert table.post(seat, {"move": concrete(rng.choice(moves), rng)}).status_code == 200
+    revealed = table.log()["entries"]
+    assert revealed[4]["move"]["sequences"] == losing and revealed[4]["hidden"] == []
+
+
 # ----- Redis failures ---------------------------------------------------------------------
 def test_redis_killed_mid_match_then_restarted(make_app: Callable[..., Flask]) -> None:
     """Kill -9 Redis mid-match: session endpoints answer 503 + Retry-After within a bounded time (a
