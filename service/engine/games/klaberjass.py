@@ -558,10 +558,10 @@ class Klaberjass(Game):
         return [*state["hands"], state["rest"], table, [state["bottom"]] if state["bottom"] else [], played]
 
     def check_carried(self, state: State) -> None:
-        """Before a deal: the deal count fits the dealings; scores whole, below the target (else the match
+        """Before a deal: one dealing per deal so far; scores whole, below the target (else the match
         would be over), partners level; the held pool a safe whole number."""
         n, target = state["players"], state["options"]["target"]
-        need(is_int(state["deal_no"], 0, state["dealings"]), "'deal_no' does not fit the deals dealt.")
+        need(state["deal_no"] == state["dealings"], "'deal_no' must count the deals dealt.")  # one dealing each
         scores = need_list(state["scores"], "scores", n)
         need(all(is_int(x, 0, target - 1) for x in scores), "'scores' must be whole numbers below the target.")
         need(n != 4 or (scores[0] == scores[2] and scores[1] == scores[3]), "Partners must have the same score.")
