@@ -109,10 +109,11 @@ class Klaberjass(Game):
         bid = one_seat(self.bidder)
         table: dict[str, tuple[Callable[[State], int], dict[str, Step], Callable[[State], list[Move]]]] = {
             "bidding": (self.bidder, {
-                "take": Step(bid, self.take, "bid", self.gate("take", lambda s: self.round(s) == 1)),
-                "pass": Step(bid, self.pass_bid, "bid", self.gate("pass", always)),
-                "schmeiss": Step(bid, self.schmeiss, "bid", self.gate("schmeiss", always)),
-                "name_trump": Step(bid, self.name_trump, "bid", self.gate("name_trump", lambda s: self.round(s) == 2)),
+                "take": Step(bid, self.take, "bid", early=self.gate("take", lambda s: self.round(s) == 1)),
+                "pass": Step(bid, self.pass_bid, "bid", early=self.gate("pass", always)),
+                "schmeiss": Step(bid, self.schmeiss, "bid", early=self.gate("schmeiss", always)),
+                "name_trump": Step(bid, self.name_trump, "bid",
+                                   early=self.gate("name_trump", lambda s: self.round(s) == 2)),
             }, self.bid_moves),
             "schmeiss_answer": (self.answerer, {"answer_schmeiss": Step(
                 one_seat(self.answerer), self.answer_schmeiss, "answer the schmeiss")}, self.answer_moves),
@@ -123,22 +124,23 @@ class Klaberjass(Game):
                 "pass_dix": Step(one_seat(self.dix_seat), self.pass_dix, "exchange the dix or pass"),
             }, self.dix_moves),
             "kontra": (self.kontra_seat, {
-                "kontra": Step(one_seat(self.kontra_seat), self.kontra, "say Kontra or pass", self.gate("kontra", always)),
+                "kontra": Step(one_seat(self.kontra_seat), self.kontra, "say Kontra or pass",
+                               early=self.gate("kontra", always)),
                 "pass": Step(one_seat(self.kontra_seat), self.pass_double, "say Kontra or pass"),
             }, lambda s: self.double_moves(s, "kontra")),
             "rekontra": (self.rekontra_seat, {
                 "rekontra": Step(one_seat(self.rekontra_seat), self.rekontra, "say Rekontra or pass",
-                                 self.gate("rekontra", always)),
+                                 early=self.gate("rekontra", always)),
                 "pass": Step(one_seat(self.rekontra_seat), self.pass_double, "say Rekontra or pass"),
             }, lambda s: self.double_moves(s, "rekontra")),
             "declarations": (self.declarer, {"declare": Step(one_seat(self.declarer), self.declare, "declare")},
                              self.declare_moves),
             "play": (self.tricks.on_turn, {"play": Step(self.tricks.seats, self.play)}, self.play_moves),
         }
-        claim = Step(anyone, self.claim, "claim", self.claim_gate)
+        claim = Step(anyone, self.claim, "claim", early=self.claim_gate)
         phases = {}
         for name, (turn, steps, legal) in table.items():
-            steps = {**{verb: Step(one_seat(turn), self.refuse, "move", self.gate(verb, None))
+            steps = {**{verb: Step(one_seat(turn), self.refuse, "move", early=self.gate(verb, None))
                         for verb in self.actions}, **steps, "claim": claim}
             phases[name] = Phase(name, steps, legal, turn)
         return phases

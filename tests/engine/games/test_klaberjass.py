@@ -319,7 +319,8 @@ def test_K11b_false_claim_forfeits_the_deal() -> None:
     assert mv(0, "claim") not in engine.legal_moves(state)
     state = play_tricks(state, K10_TRICKS[4:5], skip_first_lead=False)
     expect_illegal(state, mv(0, "claim"), "claim_not_available")
-    state, events = do(state, *(m for lead, c1, follow, c2 in K10_TRICKS[5:] for m in (card(lead, c1), card(follow, c2))))
+    rest = [m for lead, c1, follow, c2 in K10_TRICKS[5:] for m in (card(lead, c1), card(follow, c2))]
+    state, events = do(state, *rest)
     settled = next(e for e in events if e["type"] == "deal_settled")
     assert settled["changes"] == [0, 170]
     assert state["scores"] == [430, 470] and state["dealer"] == 1 and not engine.is_finished(state)
