@@ -88,7 +88,7 @@ class Klaberjass(Game):
         "rekontra": _act("Partnership: redouble after a Kontra.", {"seat": 1, "action": "rekontra"}),
         "play": _act("Play a card; \"bella\": true declares Bella with the second of the trump K and Q.",
                      {"seat": 1, "action": "play", "card": "AS"}, card=Param("card", "a card you hold"),
-                     bella=Param("boolean", "declare Bella with this card", required=False)),
+                     bella=Param("boolean", "declare Bella with this card", optional=True)),
         "declare": _act("Declare sequences (maximal runs of your hand), hidden until compared.",
                         {"seat": 1, "action": "declare", "sequences": [["KH", "QH", "JH"]]},
                         sequences=Param("runs", "maximal runs of your hand", public=False)),
