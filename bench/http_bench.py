@@ -107,7 +107,7 @@ class Service:
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGQUIT)  # quick shutdown: open streams and long-polls are not waited for
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:

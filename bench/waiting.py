@@ -126,22 +126,33 @@ def probe_healthz(svc: http_bench.Service, times: int = 20) -> dict[str, float]:
     return {"max_ms": round(max(took), 2), "median_ms": round(statistics.median(took), 2)}
 
 
-def wake_latencies(result: dict[str, Any], per_session: int) -> dict[str, Any]:
-    """For every accepted move of the mover: when each waiter of its session heard of it, after the answer."""
+def wake_latencies(result: dict[str, Any], per_session: int, quiet_until: float) -> dict[str, Any]:
+    """For every accepted move of the mover: when each waiter of its session heard of it, after the answer; for
+    all moves, and apart for those made before ``quiet_until`` (the waiters and the mover alone, no wrk)."""
+    late = result.get("late", [])
+    return {**_wakes(result, per_session, lambda sent: True),
+            "quiet": {**_wakes(result, per_session, lambda sent: sent < quiet_until),
+                      **_percentiles("sleep_late_ms", [x for t, x in late if t < quiet_until])},
+            "loaded": {**_wakes(result, per_session, lambda sent: sent >= quiet_until),
+                       **_percentiles("sleep_late_ms", [x for t, x in late if t >= quiet_until])},
+            **_percentiles("sleep_late_ms", [x for _, x in late])}
+
+
+def _wakes(result: dict[str, Any], per_session: int, chosen: Any) -> dict[str, Any]:
     heard: dict[tuple[str, int], list[float]] = {}
     for sid, version, at, _kind in result["wakes"]:
         heard.setdefault((sid, version), []).append(at)
     after_answer: list[float] = []
     after_send: list[float] = []
     missed = 0
-    moves = [m for m in result["moves"] if m[4] == 200]
+    moves = [m for m in result["moves"] if m[4] == 200 and chosen(m[2])]
     for sid, version, sent, answered, _ in moves:
         times = heard.get((sid, version), [])
         missed += max(0, per_session - len(times))
         for at in times[:per_session]:
             after_answer.append(max(0.0, at - answered) * 1000)
             after_send.append((at - sent) * 1000)
-    return {"moves": len(moves), "moves_refused": len(result["moves"]) - len(moves),
+    return {"moves": len(moves), "moves_refused": sum(1 for m in result["moves"] if m[4] != 200),
             "wakes_expected": len(moves) * per_session, "wakes_seen": len(after_answer), "missed": missed,
             **_percentiles("after_answer_ms", after_answer), **_percentiles("after_send_ms", after_send)}
 
@@ -210,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
                         ready.append(clients.ready)
                         memory.setdefault("with_waiters", svc.memory())
                         health.append(probe_healthz(svc))
+                        time.sleep(seconds)  # the waiters and the mover alone first: wake-ups without wrk's load
+                        quiet_until = time.monotonic()
                         measure(phase, r)
                         result = clients.stop()
                     for s in waited:
@@ -217,9 +230,14 @@ def main(argv: list[str] | None = None) -> int:
                         s["moves"] = result["moves_left"][s["id"]]
                     for k, v in result["errors"].items():
                         errors[k] = errors.get(k, 0) + v
-                    wakes.append(wake_latencies(result, 4))
-                    log(f"  round {r + 1}/{rounds} waiters: {clients.ready}; {wakes[-1]}; /healthz {health[-1]}; "
-                        f"errors {result['errors']}")
+                    wakes.append(wake_latencies(result, 4, quiet_until))
+                    w = wakes[-1]
+                    log(f"  round {r + 1}/{rounds} waiters: {clients.ready}; {w['moves']} moves, {w['wakes_seen']} of "
+                        f"{w['wakes_expected']} wake-ups seen; after the answer p50/p99/max {w['after_answer_ms_p50']}"
+                        f"/{w['after_answer_ms_p99']}/{w['after_answer_ms_max']} ms (quiet: p99 "
+                        f"{w['quiet']['after_answer_ms_p99']}, under load: p99 {w['loaded']['after_answer_ms_p99']}); "
+                        f"a 10 ms sleep in the clients' process woke late by p99 {w['sleep_late_ms_p99']} ms; "
+                        f"/healthz {health[-1]}; client errors {result['errors']}")
             memory["after"] = svc.memory()
     finally:
         http_bench.cleanup(wd)

@@ -35,7 +35,9 @@ class Waiters:
         self.streams_ready = 0
         self.errors: dict[str, int] = {}
         self.stopping = asyncio.Event()
+        self.mover_stop = asyncio.Event()
         self.writers: list[asyncio.StreamWriter] = []
+        self.late: list[tuple[float, float]] = []
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -115,7 +117,7 @@ class Waiters:
         gap = 1.0 / self.plan["moves_per_second"]
         turn = 0
         nxt = time.monotonic()
-        while not self.stopping.is_set():
+        while not self.mover_stop.is_set():
             s = sessions[turn % len(sessions)]
             turn += 1
             if not s["moves"]:
@@ -136,9 +138,17 @@ class Waiters:
             if status == 200:
                 s["version"] = version
             try:
-                await asyncio.wait_for(self.stopping.wait(), max(0.0, nxt - time.monotonic()))
+                await asyncio.wait_for(self.mover_stop.wait(), max(0.0, nxt - time.monotonic()))
             except asyncio.TimeoutError:
                 pass
+
+    async def jitter(self) -> None:
+        """The host's noise floor as this process sees it: how late a 10 ms sleep wakes, every 10 ms. A waiter
+        cannot be told of a move sooner than its own process gets the CPU back."""
+        while not self.stopping.is_set():
+            t = time.monotonic()
+            await asyncio.sleep(0.01)
+            self.late.append((t, (time.monotonic() - t - 0.01) * 1000))
 
     async def run(self) -> dict[str, Any]:
         plan = self.plan
@@ -160,13 +170,16 @@ class Waiters:
             await asyncio.sleep(0.05)
         print(f"ready {self.streams_ready} of {streams} streams", flush=True)
         mover = asyncio.create_task(self.mover(plan["sessions"]))
+        tasks.append(asyncio.create_task(self.jitter()))
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        self.stopping.set()
+        self.mover_stop.set()
         await asyncio.wait([mover], timeout=5)
+        await asyncio.sleep(1.0)  # the last moves' wake-ups are still on their way
+        self.stopping.set()
         for w in self.writers:
             w.close()
         await asyncio.wait(tasks, timeout=5)
-        return {"wakes": self.wakes, "moves": self.moves, "errors": self.errors,
+        return {"wakes": self.wakes, "moves": self.moves, "errors": self.errors, "late": self.late,
                 "streams_ready": self.streams_ready, "streams": streams,
                 "versions": {s["id"]: s["version"] for s in plan["sessions"]},
                 "moves_left": {s["id"]: s["moves"] for s in plan["sessions"]}}
