@@ -108,6 +108,9 @@ class Stream:
                 yield b": keep-alive\n\n"
                 if self.store.version(self.sid) == version:  # a check beside the notifications, now and then
                     continue
+            moved = watch.latest
+            if moved is not None and moved[0] == version + 1:  # the next version, told with its state
+                return Session(self.sid, moved[0], orjson.loads(moved[2]), self.meta, moved[1])
             found = self.store.load(self.sid)
             if found is None or found.version != version:
                 return found

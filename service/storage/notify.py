@@ -4,11 +4,13 @@ A waiting request registers a ``Watch`` for its session and sleeps on it; the st
 moves. Registering costs a set entry and an event, not a connection or a thread of its own, so a process can
 hold thousands of waiters (with gunicorn's gevent worker each is a greenlet; docs/deployment.md).
 
-With Redis, the ``SAVE`` script publishes each new version on ``<prefix>moved:{<id>}``. Each process keeps
+With Redis, the ``SAVE`` script publishes each new version on ``<prefix>moved:{<id>}``, with the finished flag
+and the state as stored, so that a woken event stream need not read the session again. Each process keeps
 **one** connection subscribed to the pattern ``<prefix>moved:*`` (``Listener``) and hands every message to
 the watches of that session in this process, instead of one subscription per waiting request (2,000 waiters
 would otherwise be 2,000 Redis connections). Every process therefore hears every move of every session that
-shares the Redis and the key prefix; a message is a few dozen bytes, parsed by hiredis.
+shares the Redis and the key prefix, about 1-3 KB each (parsed by hiredis; only a session someone here waits
+on is looked at further).
 
 A waiter must never sleep through a move. The order makes sure of it: register the watch (the listener is
 subscribed before ``watch`` returns), *then* read the version, then sleep. If the subscription breaks
@@ -38,17 +40,24 @@ RETRY_SECONDS = 0.5   # pause before subscribing again after a failure, while so
 SUBSCRIBE_SECONDS = 5.0  # longest a waiter waits for the subscription to stand (a failure ends it at once)
 
 
-class Watch:
-    """One waiter's registration for one session."""
+Moved = tuple[int, bool, str]  # what a move's notification carries: the new version, finished, the state's JSON
 
-    __slots__ = ("sid", "_event", "lost")
+
+class Watch:
+    """One waiter's registration for one session. ``latest`` is the newest move it was told of with the state
+    (the Redis notifications carry it), so a woken waiter can often skip reading the session."""
+
+    __slots__ = ("sid", "_event", "lost", "latest")
 
     def __init__(self, sid: str) -> None:
         self.sid = sid
         self._event = threading.Event()
         self.lost = False
+        self.latest: Moved | None = None
 
-    def notify(self) -> None:
+    def notify(self, moved: Moved | None = None) -> None:
+        if moved is not None and (self.latest is None or moved[0] > self.latest[0]):
+            self.latest = moved
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
@@ -83,11 +92,15 @@ class Watchers:
                 if not group:
                     del self._by_sid[watch.sid]
 
-    def notify(self, sid: str) -> None:
+    def notify(self, sid: str, moved: Moved | None = None) -> None:
         with self._lock:
             group = list(self._by_sid.get(sid, ()))
         for watch in group:
-            watch.notify()
+            watch.notify(moved)
+
+    def __contains__(self, sid: str) -> bool:
+        with self._lock:
+            return sid in self._by_sid
 
     def notify_all(self) -> None:
         with self._lock:
@@ -133,6 +146,14 @@ def wait_past(store: Waitable, sid: str, after: int, timeout: float) -> None:
             if current is None or current > after or left <= 0:
                 return
             watch.wait(left)
+
+
+def moved_from(data: str) -> Moved | None:
+    """A notification's "<version> <done> <state JSON>"; None for a bare version (an older instance's)."""
+    parts = data.split(" ", 2)
+    if len(parts) != 3 or not parts[0].isdigit():
+        return None
+    return int(parts[0]), parts[1] == "1", parts[2]
 
 
 def glob_escape(text: str) -> str:
@@ -224,8 +245,9 @@ class Listener:
         kind = msg[0]
         if kind == "pmessage":
             channel = msg[2]
-            if channel.startswith(self._channel_prefix):
-                self.watchers.notify(channel[len(self._channel_prefix):-1])
+            sid = channel[len(self._channel_prefix):-1]
+            if channel.startswith(self._channel_prefix) and sid in self.watchers:
+                self.watchers.notify(sid, moved_from(msg[3]))
         elif kind == "psubscribe":
             # Whoever registered before this reads the version after it (``watching`` waits for it), and
             # whoever waited through a broken subscription was told so: no move goes unheard.

@@ -7,7 +7,7 @@ Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share on
                                     nonces (the last saves' nonces)
     <prefix>log:{<id>}              list: one JSON entry per accepted move, oldest first
     <prefix>answer:{<id>}:<hash>    string: the first answer to a move request with an Idempotency-Key
-    <prefix>moved:{<id>}            pub/sub channel: the new version after each accepted move; each process
+    <prefix>moved:{<id>}            pub/sub channel: "<version> <done> <state>" after each accepted move; each process
                                     listens to all of them on one connection (storage/notify.py)
 
 A read is one ``HMGET`` (the meta, which never changes, is read once per session and process and kept),
@@ -104,7 +104,7 @@ redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 if KEYS[3] then redis.call('SET', KEYS[3], ARGV[8], 'EX', ARGV[9]) end
-redis.call('PUBLISH', ARGV[7], nv)
+redis.call('PUBLISH', ARGV[7], nv .. ' ' .. ARGV[3] .. ' ' .. ARGV[2])
 return {1, tostring(nv)}
 """ % ((NONCE_HEX + 1) * NONCES_KEPT - 1)
 
