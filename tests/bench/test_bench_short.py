@@ -66,7 +66,9 @@ def test_http_section(results: dict) -> None:
         print("NOTE: wrk could not be installed; the HTTP part used the Python load generator")
     names = {r["endpoint"] for r in http["results"]}
     assert {"echo:femkort", "move:femkort", "legal_moves:femkort", "view:femkort", "echo_redis",
-            "session_move", "echo_redis_lane"} <= names
+            "session_move", "echo_redis_lane", "bare_echo:femkort", "bare_echo:tomato"} <= names
+    # every endpoint is read against the bare Flask echo as well as against its own floor
+    assert all(positive(r["rps_ratio_bare"]) and positive(r["p99_ratio_bare"]) for r in http["results"])
     assert all(positive(r["rps_ratio_vs_lane"]) for r in http["results"] if r["endpoint"] == "session_move")
     for r in http["results"]:
         for key in ("rps", "p50_ms", "p99_ms", "rps_ratio"):
