@@ -6,14 +6,14 @@ hold thousands of waiters (with gunicorn's gevent worker each is a greenlet; doc
 
 With Redis, the ``SAVE`` script publishes each new version on ``<prefix>moved:{<id>}``, with the finished flag
 and the state as stored, so that a woken event stream need not read the session again. Each process keeps
-**one** connection subscribed to the pattern ``<prefix>moved:*`` (``Listener``) and hands every message to
-the watches of that session in this process, instead of one subscription per waiting request (2,000 waiters
-would otherwise be 2,000 Redis connections). Every process therefore hears every move of every session that
-shares the Redis and the key prefix, about 1-3 KB each (parsed by hiredis; only a session someone here waits
-on is looked at further).
+**one** connection (``Listener``), subscribed to the channels of the sessions someone in this process waits
+on, and hands every message to the watches of that session, instead of one subscription per waiting request
+(2,000 waiters would otherwise be 2,000 Redis connections). A first version listened to every session's
+channel through a pattern; under a load of session moves on other sessions, each process then parsed
+thousands of messages a second that concerned no one there, and the waiters' own waited behind them.
 
-A waiter must never sleep through a move. The order makes sure of it: register the watch (the listener is
-subscribed before ``watch`` returns), *then* read the version, then sleep. If the subscription breaks
+A waiter must never sleep through a move. The order makes sure of it: register the watch (its session's channel is
+subscribed before ``watching`` yields), *then* read the version, then sleep. If the subscription breaks
 (Redis restarted or killed), every watch is woken and marked lost, so that its waiter answers 503 at once
 instead of sleeping through moves it can no longer hear about; the listener subscribes again when someone
 next waits.
@@ -35,9 +35,10 @@ from .base import StoreUnavailable
 log = logging.getLogger("service.storage")
 
 POLL_SECONDS = 1.0    # the listener checks this often whether anyone still waits
-PING_SECONDS = 10.0   # an idle subscription is pinged this often; twice that in silence means it is dead
+PING_SECONDS = 10.0   # an idle connection is pinged after this long; no answer this long after means it is dead
 RETRY_SECONDS = 0.5   # pause before subscribing again after a failure, while someone waits
 SUBSCRIBE_SECONDS = 5.0  # longest a waiter waits for the subscription to stand (a failure ends it at once)
+UNSUBSCRIBE_AFTER = 30.0  # a session's channel is dropped once nobody here has waited on it this long
 
 
 Moved = tuple[int, bool, str]  # what a move's notification carries: the new version, finished, the state's JSON
@@ -156,100 +157,149 @@ def moved_from(data: str) -> Moved | None:
     return int(parts[0]), parts[1] == "1", parts[2]
 
 
-def glob_escape(text: str) -> str:
-    """``text`` as a literal inside a Redis glob pattern."""
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
-
-
 class Listener:
-    """One pattern subscription per process, run in a background thread (a greenlet under gevent) while
-    anyone waits. ``connect`` makes a new, unsubscribed Redis connection without a read timeout."""
+    """One Redis connection per process, subscribed to the channels of the sessions someone in this process
+    waits on, and read by a background thread (a greenlet under gevent) while anyone waits. ``connect`` makes
+    a new Redis connection without a read timeout.
+
+    Only the listener reads the connection; a waiter that needs a session's channel sends ``SUBSCRIBE`` on it
+    itself (under ``_lock``, the one lock for sending) and waits for Redis to confirm, which the listener passes
+    on. A channel nobody has waited on for ``UNSUBSCRIBE_AFTER`` seconds is dropped. So a process hears of the
+    moves of the sessions it serves waiters of, not of every session sharing the Redis.
+    """
 
     def __init__(self, connect: Callable[[], Any], channel_prefix: str, timeout: float) -> None:
         self.watchers = Watchers()
         self._connect = connect
         self._channel_prefix = channel_prefix          # "<prefix>moved:{": the session id follows, then "}"
-        self._pattern = glob_escape(channel_prefix) + "*"
         self._timeout = timeout
-        self._subscribed = threading.Event()
         self._lock = threading.Lock()
+        self._conn: Any = None                          # the connection, while it stands
+        self._channels: dict[str, threading.Event] = {}  # sid -> set once Redis confirmed its subscription
+        self._unwatched: dict[str, float] = {}          # sid -> since when nobody here waits on it
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
 
+    def channel(self, sid: str) -> str:
+        return f"{self._channel_prefix}{sid}}}"
+
     @contextmanager
     def watching(self, sid: str) -> Iterator[Watch]:
-        """A registered watch; the subscription is confirmed before this yields. StoreUnavailable when it
-        fails (at once) or does not stand within SUBSCRIBE_SECONDS (a busy process may take a moment to run
-        the listener when a thousand clients come at once)."""
+        """A registered watch; its session's channel is subscribed before this yields. StoreUnavailable when
+        the connection fails (at once) or Redis has not confirmed within SUBSCRIBE_SECONDS (a busy process may
+        take a moment to run the listener when a thousand clients come at once)."""
         with self.watchers.watching(sid) as watch:
-            self._start()
+            confirmed = self._subscribe(sid)
             deadline = time.monotonic() + max(SUBSCRIBE_SECONDS, self._timeout)
-            while not self._subscribed.is_set():
+            while not confirmed.is_set():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise StoreUnavailable("could not subscribe to move notifications")
-                watch.wait(left)  # woken by the subscription, or StoreUnavailable when it failed
-            yield watch
+                watch.wait(left)  # woken by the confirmation, or StoreUnavailable when the connection failed
+            try:
+                yield watch
+            finally:
+                with self._lock:
+                    self._unwatched[sid] = time.monotonic()
 
-    def _start(self) -> None:
+    def _subscribe(self, sid: str) -> threading.Event:
         with self._lock:
-            if self._pid != os.getpid():  # a copy inherited over a fork: its thread stayed in the parent
-                self._pid, self._thread = os.getpid(), None
-                self._subscribed.clear()
+            if self._pid != os.getpid():  # a copy inherited over a fork: its thread and connection are the parent's
+                self._pid, self._thread, self._conn = os.getpid(), None, None
+                self._channels.clear()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="move-listener", daemon=True)
                 self._thread.start()
+            self._unwatched.pop(sid, None)
+            confirmed = self._channels.get(sid)
+            if confirmed is None:
+                confirmed = self._channels[sid] = threading.Event()
+                if self._conn is not None:  # else the listener subscribes it when it has connected
+                    try:
+                        self._conn.send_command("SUBSCRIBE", self.channel(sid), check_health=False)
+                    except (RedisError, OSError):
+                        pass  # the listener finds the connection broken, tells every waiter, and starts again
+            return confirmed
 
     def _run(self) -> None:
         while self._someone_waits():
             conn = None
             try:
                 conn = self._connect()
-                conn.send_command("PSUBSCRIBE", self._pattern)
+                conn.connect()
+                with self._lock:
+                    for confirmed in self._channels.values():
+                        confirmed.clear()
+                    if self._channels:
+                        conn.send_command("SUBSCRIBE", *[self.channel(sid) for sid in self._channels], check_health=False)
+                    self._conn = conn
                 self._listen(conn)
             except (RedisError, OSError) as exc:
-                self._subscribed.clear()
+                with self._lock:
+                    self._conn = None
+                    for confirmed in self._channels.values():
+                        confirmed.clear()
                 self.watchers.lose_all()
                 log.warning("move notifications interrupted: %s", type(exc).__name__)
                 time.sleep(RETRY_SECONDS)
             finally:
                 if conn is not None:
                     conn.disconnect()
-        self._subscribed.clear()
 
     def _someone_waits(self) -> bool:
         with self._lock:
             if len(self.watchers) == 0:
-                self._thread = None
+                self._thread = self._conn = None
+                self._channels.clear()
+                self._unwatched.clear()
                 return False
             return True
 
     def _listen(self, conn: Any) -> None:
         heard = time.monotonic()
-        pinged = heard
+        pinged: float | None = None  # when the PING still unanswered was sent
         while True:
             if conn.can_read(timeout=POLL_SECONDS):
                 self._handle(conn.read_response())
-                heard = time.monotonic()
+                heard, pinged = time.monotonic(), None
                 continue
             now = time.monotonic()
             if not self._someone_waits():
                 return
-            if now - heard > 2 * PING_SECONDS:
+            if pinged is not None and now - pinged > PING_SECONDS:
                 raise RedisError("the subscription went silent")
-            if now - pinged > PING_SECONDS:
-                conn.send_command("PING")
+            if pinged is None and now - heard > PING_SECONDS:
+                with self._lock:
+                    conn.send_command("PING", check_health=False)
+                    self._drop_unwatched(conn, now)
                 pinged = now
 
+    def _drop_unwatched(self, conn: Any, now: float) -> None:
+        """Unsubscribe the channels nobody has waited on for a while (called with the lock held). Only long
+        unwatched ones, so that no confirmation of theirs can still be on its way."""
+        stale = [sid for sid, since in self._unwatched.items()
+                 if now - since > UNSUBSCRIBE_AFTER and sid not in self.watchers]
+        for sid in stale:
+            del self._unwatched[sid]
+            self._channels.pop(sid, None)
+        if stale:
+            conn.send_command("UNSUBSCRIBE", *[self.channel(sid) for sid in stale], check_health=False)
+
     def _handle(self, msg: Any) -> None:
-        kind = msg[0]
-        if kind == "pmessage":
-            channel = msg[2]
-            sid = channel[len(self._channel_prefix):-1]
-            if channel.startswith(self._channel_prefix) and sid in self.watchers:
-                self.watchers.notify(sid, moved_from(msg[3]))
-        elif kind == "psubscribe":
-            # Whoever registered before this reads the version after it (``watching`` waits for it), and
-            # whoever waited through a broken subscription was told so: no move goes unheard.
-            self._subscribed.set()
-            self.watchers.notify_all()
+        if not isinstance(msg, list) or len(msg) < 3:
+            return  # a PING's reply
+        kind, channel = msg[0], msg[1]
+        if not isinstance(channel, str) or not channel.startswith(self._channel_prefix):
+            return
+        sid = channel[len(self._channel_prefix):-1]
+        if kind == "message":
+            if sid in self.watchers:
+                self.watchers.notify(sid, moved_from(msg[2]))
+        elif kind == "subscribe":
+            with self._lock:
+                confirmed = self._channels.get(sid)
+            if confirmed is not None:
+                # Whoever registered before this reads the version after it (``watching`` waits for it), and
+                # whoever waited through a broken subscription was told so: no move goes unheard.
+                confirmed.set()
+                self.watchers.notify(sid)

@@ -8,7 +8,8 @@ Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share on
     <prefix>log:{<id>}              list: one JSON entry per accepted move, oldest first
     <prefix>answer:{<id>}:<hash>    string: the first answer to a move request with an Idempotency-Key
     <prefix>moved:{<id>}            pub/sub channel: "<version> <done> <state>" after each accepted move; each process
-                                    listens to all of them on one connection (storage/notify.py)
+                                    with waiting clients subscribes to the channels of their sessions on
+                                    one connection (storage/notify.py)
 
 A read is one ``HMGET`` (the meta, which never changes, is read once per session and process and kept),
 or the ``LOAD`` script when it also refreshes the expiry. A move may skip the read: each process keeps the
@@ -172,8 +173,9 @@ class _Lane:
 
 def _subscriber(pool: redis.ConnectionPool) -> Any:
     """A connection for the move listener: made like the pool's, but with no read timeout (it sits waiting
-    for messages; notify.Listener pings it to find out that it died)."""
-    return pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
+    for messages; notify.Listener pings it to find out that it died) and no health check of redis-py's own
+    (which would read a reply from the thread that sends, while the listener reads the messages)."""
+    return pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None, "health_check_interval": 0})
 
 
 def _dumps(value: Json) -> str:

@@ -306,3 +306,30 @@ def test_a_moves_commands_reuse_idle_connections_and_none_from_before_a_fork(
     s._lane.pid = -1  # as a forked child sees its parent's connections
     assert s.load("s" * 22) is not None
     assert not any(c in before for c in s._lane.idle) and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"
+
+
+def test_a_process_hears_only_the_sessions_it_waits_on_and_drops_them_later(
+        redis_server: RedisServer, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The move listener subscribes a session's channel while someone waits on it (not a pattern over every
+    session), wakes exactly that session's watches, and drops the channel once nobody has waited for a while."""
+    from service.storage import notify
+    s = RedisStore(redis_server.url, prefix, TIMEOUT)
+    s.create(session("a" * 22), 60)
+    s.create(session("b" * 22), 60)
+    client = redis.Redis.from_url(redis_server.url)
+    channel = s.key_for("moved", "a" * 22)
+    with s.watching("a" * 22) as watch:
+        assert client.pubsub_channels(channel) == [channel.encode()]
+        assert client.pubsub_channels(s.key_for("moved", "b" * 22)) == []
+        assert s.save("b" * 22, 0, write(1, None), 60).kind == "saved"
+        assert not watch.wait(0.3)  # another session's move wakes no one here
+        assert s.save("a" * 22, 0, write(1, None), 60).kind == "saved"
+        assert watch.wait(2) and watch.latest is not None and watch.latest[0] == 1
+    monkeypatch.setattr(notify, "UNSUBSCRIBE_AFTER", 0.0)
+    monkeypatch.setattr(notify, "PING_SECONDS", 0.2)
+    monkeypatch.setattr(notify, "POLL_SECONDS", 0.1)
+    with s.watching("b" * 22):
+        deadline = time.monotonic() + 5
+        while client.pubsub_channels(channel) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert client.pubsub_channels(channel) == []  # a's channel dropped while b's is waited on
