@@ -72,8 +72,8 @@ class Stream:
 
     def __init__(self, st: SessionStore, cfg: Config, session: Session, seat: int | None, last: int | None) -> None:
         self.store, self.cfg, self.seat = st, cfg, seat
-        self.sid, self.meta = session.id, session.meta
-        self.first = session
+        self.sid, self.meta, self.seed = session.id, session.meta, session.state["seed"]
+        self.first: Session | None = session  # let go of once sent: a stream keeps one state, not two
         self.last = last
         self.state: engine.State | None = None  # the state at version self.last, once known
 
@@ -82,7 +82,7 @@ class Stream:
         yield b"retry: %d\n\n" % RETRY_MS
         try:
             with self.store.watching(self.sid) as watch:
-                session: Session | None = self.first
+                session, self.first = self.first, None
                 while session is not None:
                     yield from self.catch_up(session)
                     if session.finished:
@@ -155,7 +155,7 @@ class Stream:
     def replayed_to(self, version: int) -> engine.State:
         """The state at ``version``, replayed from the match's start (seed and explicit deals) and its log."""
         meta = self.meta
-        spec = {"players": meta["players"], "options": meta["options"], "seed": self.first.state["seed"],
+        spec = {"players": meta["players"], "options": meta["options"], "seed": self.seed,
                 "deals": meta["deals"]}
         state = start_match(meta["game"], spec)
         for entry in self.store.entries(self.sid, 1, version):
