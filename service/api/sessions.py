@@ -98,7 +98,9 @@ def show(sid: str) -> Response:
     seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
     if after is not None and session.version <= after and wait > 0:
         store().wait(sid, after, min(wait, config().long_poll_max))
-        session = sessions.find(sid)
+        session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
+        if session.version <= after:
+            session = sessions.find(sid)
     return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
 
 

@@ -168,9 +168,11 @@ class Listener:
     moves of the sessions it serves waiters of, not of every session sharing the Redis.
     """
 
-    def __init__(self, connect: Callable[[], Any], channel_prefix: str, timeout: float) -> None:
+    def __init__(self, connect: Callable[[], Any], channel_prefix: str, timeout: float,
+                 on_moved: Callable[[str, Moved], None] | None = None) -> None:
         self.watchers = Watchers()
         self._connect = connect
+        self._on_moved = on_moved  # told of every move heard, before the watches are woken
         self._channel_prefix = channel_prefix          # "<prefix>moved:{": the session id follows, then "}"
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -293,8 +295,10 @@ class Listener:
             return
         sid = channel[len(self._channel_prefix):-1]
         if kind == "message":
-            if sid in self.watchers:
-                self.watchers.notify(sid, moved_from(msg[2]))
+            moved = moved_from(msg[2])
+            if moved is not None and self._on_moved is not None:
+                self._on_moved(sid, moved)
+            self.watchers.notify(sid, moved)
         elif kind == "subscribe":
             with self._lock:
                 confirmed = self._channels.get(sid)

@@ -204,7 +204,10 @@ class RedisStore:
         self._recent: dict[str, tuple[int, str, bool]] = {}
         self._lock = threading.Lock()
         pool = self.r.connection_pool
-        self._listener = Listener(lambda: _subscriber(pool), self.key_for("moved", "")[:-1], timeout)
+        # A move heard by the listener updates this process's kept copy, so that a woken long-poll's read
+        # (``load(..., recent=True)``) needs no round trip.
+        self._listener = Listener(lambda: _subscriber(pool), self.key_for("moved", "")[:-1], timeout,
+                                  on_moved=lambda sid, moved: self._keep(sid, moved[0], moved[2], moved[1]))
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
