@@ -7,6 +7,8 @@ per-function shares of the total (inclusive and self time), for docs/performance
     python -m bench.profile session femkort      POST /v1/sessions/{id}/moves in-process, private redis-server
     python -m bench.profile whatif femkort       in-process us per request: echo; /move with an untagged state,
                                                  the same with check_state stubbed, a tagged state, a sealed state
+    python -m bench.profile untagged all         in-process us per request of the echo, a tagged and an untagged
+                                                 /move over varied states of every game, and echo/untagged
     python -m bench.profile handler femkort      us per request of the tagged /move's own work without Flask or
                                                  HTTP (parse, shape check, tag check, apply, envelope, encode)
                                                  beside the echo's (parse, encode), over every state of 30 matches
@@ -223,7 +225,49 @@ def handler(game_id: str) -> None:
         print(f"  {name:<6} {statistics.median(v):7.2f} us")
 
 
-TIMED = {"whatif": whatif, "handler": handler}  # print their own timings; the rest are sampled profiles
+def untagged(which: str) -> None:
+    """Issue 13's measure: per game, the in-process cost of a whole request (Flask test client) for the in-app
+    echo, /move with the state's tag (trusted) and /move with the bare state (rebuilt from its record), over the
+    states of 10 seeded matches, the three interleaved in 5 passes; the echo's throughput over the untagged
+    /move's is the ratio the target is about (at least 0.6). ``which`` is a game id or ``all``."""
+    import logging
+    import statistics
+    import time
+
+    import orjson
+
+    from service.api.codec import StateTagger
+    from service.app import create_app
+    from service.config import Config
+
+    key = os.urandom(32)
+    app = with_floors(create_app(Config(log_level="INFO", state_tag_key=key)))
+    logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
+    client = app.test_client()
+    tagger = StateTagger(key)
+    games = sorted(engine.all_games()) if which == "all" else [which]
+    print("game            echo us   tagged us   untagged us   echo/untagged   state bytes (mean)")
+    for game_id in games:
+        pairs = states_of(game_id, 10)[::3]
+        plain = [(f"/v1/games/{game_id}/move", orjson.dumps({"state": s, "move": mv})) for s, mv in pairs]
+        tagged = [(f"/v1/games/{game_id}/move", orjson.dumps(
+            {"state": s, "state_tag": tagger.tag(game_id, orjson.dumps(s)), "move": mv})) for s, mv in pairs]
+        echo = [("/bench/echo", body) for _, body in tagged]
+        runs: dict[str, list[float]] = {"echo": [], "tagged": [], "untagged": []}
+        for _ in range(5):
+            for name, reqs in (("echo", echo), ("tagged", tagged), ("untagged", plain)):
+                t = time.perf_counter()
+                for url, body in reqs:
+                    r = client.post(url, data=body, content_type="application/json")
+                    assert r.status_code == 200, r.data
+                runs[name].append((time.perf_counter() - t) / len(reqs) * 1e6)
+        us = {k: statistics.median(v) for k, v in runs.items()}
+        size = statistics.mean(len(orjson.dumps(s)) for s, _ in pairs)
+        print(f"{game_id:<15} {us['echo']:7.1f}   {us['tagged']:9.1f}   {us['untagged']:11.1f}   "
+              f"{us['echo'] / us['untagged']:13.2f}   {size:8.0f}")
+
+
+TIMED = {"whatif": whatif, "handler": handler, "untagged": untagged}  # print their own timings; the rest are sampled profiles
 
 
 def main() -> None:
