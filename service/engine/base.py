@@ -286,7 +286,9 @@ class Game:
         need(len(log) <= MAX_LOG, "The log of this deal is too long.")
         before = need_dict(state.get("before"), "before")
         need(set(before) == set(self.kept), "'before' must hold every value carried between deals.")
-        start: State = {k: clone(state[k]) for k in CORE_KEYS}
+        # the core values are read, never changed, by a deal and its moves (explicit deals are copied when
+        # dealt): only the carried values the replay will change need copies
+        start: State = {k: state[k] for k in CORE_KEYS}
         start.update(clone(before))
         need_int(start["dealings"], "dealings", 0, MAX_DEALINGS)
         self.check_carried(start)

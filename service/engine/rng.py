@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .cards import Card
 
@@ -44,6 +45,17 @@ def _blocks(prefix: bytes, first: int, count: int) -> list[int]:
 
 def shuffled(cards: Sequence[Card], seed: str, label: str) -> list[Card]:
     """A copy of ``cards`` in the order the seeded shuffle gives for this seed and label."""
+    return list(_shuffled(tuple(cards), seed, label))
+
+
+@lru_cache(maxsize=512)
+def _shuffled(cards: tuple[Card, ...], seed: str, label: str) -> tuple[Card, ...]:
+    """The shuffle, remembered: every request about a deal deals it again to check the state (the deal's
+    record is replayed), so the same seed and label come back for every move of a deal."""
+    return tuple(_shuffle(cards, seed, label))
+
+
+def _shuffle(cards: Sequence[Card], seed: str, label: str) -> list[Card]:
     out = list(cards)
     prefix = seed_bytes(seed) + b"|" + label.encode() + b"|"
     numbers = _blocks(prefix, 0, (len(out) + 2) // 4)  # one draw per swap, unless a draw is rejected

@@ -79,7 +79,9 @@ def test_rejected_draws_take_the_next_number(monkeypatch: pytest.MonkeyPatch, st
     the stream is replaced by one that does, and the shuffle must still follow the rule exactly."""
     from service.engine import rng
     monkeypatch.setattr(rng, "_blocks", lambda prefix, first, count: stream[4 * first:4 * (first + count)])
+    rng._shuffled.cache_clear()  # shuffles are remembered: this one must be drawn from the stream above
     assert rng.shuffled(list("abcdef"), "00", "x") == by_hand(list("abcdef"), stream)
+    rng._shuffled.cache_clear()
 
 
 def test_the_fast_path_is_the_documented_algorithm() -> None:
