@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask, Response
 
 from . import engine
-from .api import errors, observability
+from .api import errors, limits, observability
 from .api.codec import codec_for
 from .api.events import bp as events_bp
 from .api.games import bp as games_bp
@@ -36,6 +36,7 @@ def create_app(config: Config | None = None) -> Flask:
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)
+    limits.install(app, config)
     app.register_blueprint(games_bp)
     app.register_blueprint(sessions_bp)
     app.register_blueprint(events_bp)

@@ -17,6 +17,17 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Quota:
+    """At most ``limit`` requests per client in each fixed window of ``window`` seconds."""
+
+    limit: int
+    window: int
+
+    def __str__(self) -> str:
+        return f"{self.limit}/{self.window}"
+
+
+@dataclass(frozen=True)
 class Config:
     redis_url: str | None = None          # None: the embedded store (see service/storage)
     redis_timeout: float = 0.5            # seconds for one Redis operation before 503
@@ -31,6 +42,13 @@ class Config:
     events_max: float = 3600.0            # seconds an event stream stays open before the client must resume
     key_prefix: str = "cr:"
     log_level: str = "INFO"
+    # Limits that keep one client from filling the store or the workers (README, "Limits and quotas")
+    max_deals: int = 100                  # explicit deals one request may fix
+    max_session_bytes: int = 512 * 1024   # a session's state plus its creation record, as JSON
+    max_moves: int = 10_000               # moves one session's log may hold
+    session_quota: Quota | None = Quota(60, 60)  # sessions one client may create per window; None: no quota
+    request_quota: Quota | None = None    # requests one client may make per window; None: no quota
+    proxy_hops: int = 0                   # proxies in front that append to X-Forwarded-For
     testing: bool = False
     extra: Mapping[str, str] = field(default_factory=dict)
 
@@ -49,20 +67,48 @@ class Config:
             events_max=_positive_float(env, "EVENTS_MAX", 3600.0),
             key_prefix=env.get("KEY_PREFIX", "cr:"),
             log_level=_choice(env, "LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
+            max_deals=_positive_int(env, "MAX_DEALS", 100, "a whole number"),
+            max_session_bytes=_positive_int(env, "MAX_SESSION_BYTES", 512 * 1024, "a whole number of bytes"),
+            max_moves=_positive_int(env, "MAX_MOVES", 10_000, "a whole number"),
+            session_quota=_quota(env, "SESSION_QUOTA", Quota(60, 60)),
+            request_quota=_quota(env, "REQUEST_QUOTA", None),
+            proxy_hops=_count(env, "PROXY_HOPS", 0),
         )
 
 
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+def _positive_int(env: Mapping[str, str], name: str, default: int, what: str = "a whole number of seconds") -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a whole number of seconds, got {raw!r}") from None
+        raise ConfigError(f"{name} must be {what}, got {raw!r}") from None
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or int(raw) > 16:
+        raise ConfigError(f"{name} must be a whole number from 0 to 16, got {raw!r}")
+    return int(raw)
+
+
+def _quota(env: Mapping[str, str], name: str, default: Quota | None) -> Quota | None:
+    """``<requests>/<seconds>`` (e.g. ``60/60``), or ``off`` (or ``0``) for no quota."""
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.strip().lower() in ("off", "0"):
+        return None
+    limit, _, window = raw.partition("/")
+    if not (limit.strip().isdigit() and window.strip().isdigit() and int(limit) > 0 and int(window) > 0):
+        raise ConfigError(f"{name} must be <requests>/<seconds> (e.g. 60/60) or off, got {raw!r}")
+    return Quota(int(limit), int(window))
 
 
 def _positive_float(env: Mapping[str, str], name: str, default: float) -> float:

@@ -12,6 +12,7 @@ from flask import Blueprint, Response, current_app
 
 from .. import engine
 from ..engine import Event, IllegalMove, RulesError, State
+from ..config import Config
 from . import schemas
 from .codec import StateCodec
 from .errors import ApiError
@@ -54,10 +55,19 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
-def start_match(game_id: str, spec: dict[str, Any]) -> State:
+def start_match(game_id: str, spec: dict[str, Any], max_deals: int) -> State:
+    """The match a ``DealSpec`` asks for; at most ``max_deals`` explicit deals (MAX_DEALS)."""
     deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
+    if len(deals) > max_deals:
+        raise ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
+                                              f"deals after them come from the seed.", limit="deals")
     seed = spec.get("seed") or new_seed()
     return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals)
+
+
+def config() -> Config:
+    c: Config = current_app.extensions["card_referee_config"]
+    return c
 
 
 @bp.get("/v1/games")
@@ -74,7 +84,7 @@ def game_entry(game: str) -> Response:
 def new(game: str) -> Response:
     engine.get_game(game)
     spec = schemas.load(schemas.NEW, body())
-    return reply(envelope(start_match(game, spec), []), 201)
+    return reply(envelope(start_match(game, spec, config().max_deals), []), 201)
 
 
 @bp.post("/v1/games/<game>/move")
@@ -116,7 +126,7 @@ def view(game: str) -> Response:
 def replay(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.REPLAY, body())
-    state = start_match(game, req)
+    state = start_match(game, req, config().max_deals)
     events: list[Event] = []
     for i, mv in enumerate(req["moves"]):
         try:

@@ -22,7 +22,7 @@ ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "mus
 CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
          "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
          "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
-         "idempotency_key_reused"]
+         "idempotency_key_reused", "too_many_requests", "limit_exceeded"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -128,6 +128,8 @@ def components() -> dict[str, Any]:
                            "reason": {"type": "string", "description": "Why a move is illegal. Shared codes: "
                                       + ", ".join(ILLEGAL_REASONS) + "; each game adds its own (see its docs)."},
                            "index": {"type": "integer", "description": "replay: the first illegal move"},
+                           "limit": {"type": "string", "enum": ["deals", "session_bytes", "moves"],
+                                     "description": "limit_exceeded: which limit"},
                            "option": {"type": "string"}, "card": {"type": "string"},
                            "errors": {"type": "object"}},
             "additionalProperties": True},
@@ -163,6 +165,15 @@ def deal_spec_properties() -> dict[str, Any]:
         "deals": nullable({"type": "array", "items": ref("Deal")})}
 
 
+def too_many(creating: bool) -> dict[str, Any]:
+    """429: a client's quota (REQUEST_QUOTA; and SESSION_QUOTA when creating a session) is used up."""
+    which = "SESSION_QUOTA or REQUEST_QUOTA" if creating else "REQUEST_QUOTA"
+    out = problem_response(f"too_many_requests: this client's quota ({which}) is used up for now.")
+    out["headers"] = {"Retry-After": {"required": True, "description": "Seconds until the quota's window ends.",
+                                      "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
+    return out
+
+
 def _camel(gid: str) -> str:
     return "".join(part.capitalize() for part in gid.split("_"))
 
@@ -174,7 +185,8 @@ def stateless_paths() -> dict[str, Any]:
                    "413": problem_response("The body is too large."),
                    "422": problem_response("Illegal move, invalid state, options, deal, player count or seat; "
                                            "state_tampered: a sealed state that does not authenticate, or a "
-                                           "plain one when states are sealed.")}
+                                           "plain one when states are sealed; limit_exceeded: more explicit "
+                                           "deals than MAX_DEALS.")}
     gp = [game_param()]
     deal_spec = ref("DealSpec")
     return {
@@ -247,6 +259,10 @@ def build() -> dict[str, Any]:
     paths = {**stateless_paths(), **ops_paths(), **sessions.paths()}
     for extra in EXTRA_PATHS:
         paths.update(extra())
+    for path, operations in paths.items():
+        if path not in ("/healthz", "/readyz", "/metrics"):
+            for operation in operations.values():
+                operation["responses"]["429"] = too_many(path == "/v1/sessions")
     parts = components()
     parts["schemas"].update(sessions.schemas())
     parts["securitySchemes"] = sessions.security_schemes()

@@ -151,7 +151,9 @@ def paths() -> dict[str, Any]:
             "operationId": "createSession", "summary": "Start a session: the referee keeps the state.",
             "requestBody": json_body(ref("SessionCreate"), {"game": "femkort", "players": 4}),
             "responses": {"201": created, "400": bad, "413": problem_response("The body is too large."),
-                          "422": problem_response("Unknown game, invalid options, deal or player count."),
+                          "422": problem_response("Unknown game, invalid options, deal or player count; "
+                                                  "limit_exceeded: more explicit deals than MAX_DEALS, or a "
+                                                  "session larger than MAX_SESSION_BYTES."),
                           "503": unavailable()}}},
         "/v1/sessions/{id}": {"get": {
             "operationId": "getSession", "summary": "A seat's view (spectator without a token); long-polls with "
@@ -180,8 +182,10 @@ def paths() -> dict[str, Any]:
                           "404": not_found(),
                           "409": problem_response("version_conflict: the session is no longer at that version "
                                                   "(the body's version says where it is)."),
-                          "413": problem_response("The body is too large."),
-                          "422": problem_response("illegal_move (with a reason), or idempotency_key_reused."),
+                          "413": problem_response("The body is too large (4096 bytes at most)."),
+                          "422": problem_response("illegal_move (with a reason), idempotency_key_reused, or "
+                                                  "limit_exceeded: the session holds MAX_MOVES moves, or its "
+                                                  "state would outgrow MAX_SESSION_BYTES."),
                           "503": unavailable()}}},
         "/v1/sessions/{id}/events": {"get": {
             "operationId": "sessionEvents",

@@ -33,6 +33,7 @@ from .reveal import apply_and_redact
 SID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,256}$")
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+MAX_MOVE_BYTES = 4096      # a move request's body (a session's log keeps every move: MAX_MOVES of them)
 SAVE_ATTEMPTS = 16          # reloads after losing a compare-and-set race, before answering 409
 REALM = 'Bearer realm="card-referee"'
 
@@ -108,13 +109,14 @@ class SessionService:
         """A new session from a checked creation request (``game`` known): the 201 body, with the seats' tokens."""
         game = spec.pop("game")
         spec["seed"] = spec.get("seed") or new_seed()
-        state = start_match(game, spec)
+        state = start_match(game, spec, self.config.max_deals)
         deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
         tokens = [secrets.token_urlsafe(32) for _ in range(state["players"])]
         sid = secrets.token_urlsafe(16)
         meta = {"game": game, "players": state["players"], "options": state["options"],
                 "tokens": [token_hash(t) for t in tokens], "commitment": commitment(state["seed"]),
                 "deals": deals, "deals_commitment": deals_commitment(deals), "created": now_iso()}
+        self._fits(len(orjson.dumps(state)) + len(orjson.dumps(meta)), "Its state and its explicit deals")
         finished = engine.is_finished(state)
         self.store.create(Session(sid, 0, state, meta, finished), self.ttl_for(finished))
         return {"id": sid, "version": 0, "game": game, "players": state["players"], "options": state["options"],
@@ -213,6 +215,8 @@ class SessionService:
         """The request read: 401, 400 or 403 when the token, the body or the key do not fit."""
         seat = self.seat_of(session, authorization, required=True)
         assert seat is not None
+        if len(raw) > MAX_MOVE_BYTES:
+            raise ApiError(413, "payload_too_large", f"A move request is {MAX_MOVE_BYTES} bytes at most.")
         body = schemas.load(schemas.SESSION_MOVE, parse(raw))
         key = idempotency_key(idempotency)
         mover = body["move"].get("seat")
@@ -229,13 +233,23 @@ class SessionService:
         """The move applied to ``session``: the seat's answer, and what to store."""
         if req.expected is not None and req.expected != session.version:
             raise conflict(session.version, req.expected)
+        if session.version >= self.config.max_moves and not session.finished:
+            raise ApiError(422, "limit_exceeded", f"This session holds {self.config.max_moves} moves, as many as "
+                                                  "one session may (MAX_MOVES): it takes no more.", limit="moves")
         state, hidden = apply_and_redact(session.state, req.move)
+        self._fits(len(orjson.dumps(state)), "The state after this move")
         version = session.version + 1
         entry = {"version": version, "time": now_iso(), "move": req.move, "hidden": hidden}
         answer = seat_answer(session.id, state, version, req.seat)
         record = None if req.answer_key is None else {"fp": req.fingerprint, "body": answer}
         finished = engine.is_finished(state)
         return answer, Write(state, finished, entry, req.answer_key, record, self.config.session_ttl)
+
+    def _fits(self, size: int, what: str) -> None:
+        if size > self.config.max_session_bytes:
+            raise ApiError(422, "limit_exceeded", f"{what} would take {size} bytes; a session may hold "
+                                                  f"{self.config.max_session_bytes} (MAX_SESSION_BYTES).",
+                           limit="session_bytes")
 
     def _stored_answer(self, sid: str, req: MoveRequest) -> dict[str, Any] | None:
         return None if req.answer_key is None else self.store.answer(sid, req.answer_key)

@@ -19,7 +19,7 @@ from flask import Blueprint, Response, current_app, g, request
 from .. import engine
 from ..config import Config
 from ..storage import SessionStore
-from . import observability, schemas
+from . import limits, observability, schemas
 from .errors import ApiError
 from .json import body, reply
 from .session_service import SessionService
@@ -78,6 +78,7 @@ def query_seconds(name: str) -> float:
 # ----- endpoints ------------------------------------------------------------------------
 @bp.post("/v1/sessions")
 def create() -> Response:
+    limits.take_session(store(), config())
     spec = schemas.load(schemas.SESSION_CREATE, body())
     game = spec["game"]
     try:

@@ -112,5 +112,9 @@ class SessionStore(Protocol):
     def wait(self, sid: str, after: int, timeout: float) -> None:
         """Return once the session's version is above ``after``, or after ``timeout`` seconds."""
 
+    def count(self, name: str, ttl: int) -> int:
+        """Add one to the counter ``name`` and return its value; a new counter expires ``ttl`` seconds after
+        its first count (the quotas' fixed windows: service/api/limits.py)."""
+
     def ping(self) -> None:
         """Raise StoreUnavailable unless the store answers."""

@@ -37,6 +37,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._sessions: dict[str, _Record] = {}
         self._answers: dict[tuple[str, str], tuple[bytes, float]] = {}
+        self._counters: dict[str, tuple[int, float]] = {}
         self._cond = threading.Condition()
         self._next_sweep = 0.0
         self._watchers = Watchers()
@@ -108,6 +109,16 @@ class MemoryStore:
     def wait(self, sid: str, after: int, timeout: float) -> None:
         wait_past(self, sid, after, timeout)
 
+    def count(self, name: str, ttl: int) -> int:
+        with self._cond:
+            self._sweep()
+            now = time.monotonic()
+            n, expires = self._counters.get(name, (0, now + ttl))
+            if expires <= now:
+                n, expires = 0, now + ttl
+            self._counters[name] = (n + 1, expires)
+            return n + 1
+
     def ping(self) -> None:
         return None
 
@@ -144,3 +155,5 @@ class MemoryStore:
             del self._sessions[sid]
         for key in [k for k, (_, exp) in self._answers.items() if exp <= now]:
             del self._answers[key]
+        for name in [k for k, (_, exp) in self._counters.items() if exp <= now]:
+            del self._counters[name]

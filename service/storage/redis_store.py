@@ -121,7 +121,14 @@ return r
 """
 
 
-_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD)}  # what EVALSHA names
+# KEYS: counter.  ARGV: ttl.  One more count; the first one starts the counter's expiry.
+COUNT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD, COUNT)}  # what EVALSHA names
 
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
 RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
@@ -306,6 +313,10 @@ class RedisStore:
 
     def wait(self, sid: str, after: int, timeout: float) -> None:
         wait_past(self, sid, after, timeout)
+
+    def count(self, name: str, ttl: int) -> int:
+        with self._op("count"):
+            return int(self._lane.script(COUNT, [self.key_for("quota", name)], [int(ttl)]))
 
     def ping(self) -> None:
         with self._op("ping"):

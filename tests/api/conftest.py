@@ -25,7 +25,8 @@ def make_app(redis_server: RedisServer) -> Callable[..., Flask]:
     def make(server: RedisServer | None = None, **overrides: Any) -> Flask:
         fields: dict[str, Any] = {"redis_url": (server or redis_server).url, "redis_timeout": 0.3,
                                   "key_prefix": f"t{uuid.uuid4().hex[:10]}:", "long_poll_max": 5.0,
-                                  "testing": True, "log_level": "WARNING"}
+                                  "testing": True, "log_level": "WARNING",
+                                  "session_quota": None}  # every test client is 127.0.0.1: test_limits.py tests it
         fields.update(overrides)
         return create_app(Config(**fields))
     return make

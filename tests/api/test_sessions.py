@@ -593,7 +593,7 @@ def test_a_frozen_redis_gives_503_within_the_timeout_and_recovers(make_app: Call
 def gunicorn(redis_server: RedisServer) -> Iterator[int]:
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_server.url, "KEY_PREFIX": f"g{uuid.uuid4().hex[:8]}:",
-           "LOG_LEVEL": "WARNING", "LONG_POLL_MAX": "5"}
+           "LOG_LEVEL": "WARNING", "LONG_POLL_MAX": "5", "SESSION_QUOTA": "off"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "3", "-k", "gthread", "--threads", "6",
                              "-b", f"127.0.0.1:{port}", "--log-level", "warning", "service.app:create_app()"],

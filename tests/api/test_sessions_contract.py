@@ -20,7 +20,8 @@ from tests.redis_server import RedisServer
 @pytest.fixture(scope="module")
 def schema() -> Iterator[schemathesis.BaseSchema]:
     with RedisServer() as server:
-        app = create_app(Config(redis_url=server.url, long_poll_max=1.0, events_max=1.0, testing=True, log_level="WARNING"))
+        app = create_app(Config(redis_url=server.url, long_poll_max=1.0, events_max=1.0, testing=True,
+                                log_level="WARNING", session_quota=None))
         yield schemathesis.openapi.from_wsgi("/openapi.yaml", app).include(path_regex="^/v1/sessions")
 
 

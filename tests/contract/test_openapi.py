@@ -17,14 +17,20 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from service.api import openapi as generator
 from service.app import create_app
-from service.config import Config
+from service.config import Config, Quota
 from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 # The session endpoints run against a real, private redis-server (stopped at exit by tests/redis_server.py).
 REDIS = RedisServer().start()
-APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract:", long_poll_max=1.0, events_max=1.0))
+APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract:", long_poll_max=1.0, events_max=1.0,
+                        session_quota=None))
 SCHEMA = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
+# The same contract with SEALING_KEY set (states leave sealed, come back authenticated) and a tight session
+# quota (so that 429s are met too).
+SEALED_APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract-sealed:", long_poll_max=1.0, events_max=1.0,
+                               sealing_key=os.urandom(32), session_quota=Quota(10, 60)))
+SEALED_SCHEMA = schemathesis.openapi.from_wsgi("/openapi.yaml", SEALED_APP)
 EXAMPLES = int(os.environ.get("API_EXAMPLES", "60"))
 
 
@@ -48,4 +54,10 @@ def test_served_openapi_is_the_file() -> None:
 def test_api_keeps_its_contract(case: schemathesis.Case) -> None:
     # A schema-valid body may still be refused with 422: a deal that is not the pack, an option out of
     # range for this game, a forged state. Those are semantic checks no JSON Schema can express.
+    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+
+
+@SEALED_SCHEMA.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+def test_api_keeps_its_contract_with_sealed_states(case: schemathesis.Case) -> None:
     case.call_and_validate(excluded_checks=[positive_data_acceptance])

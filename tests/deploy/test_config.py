@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.config import Config, ConfigError
+from service.config import Config, ConfigError, Quota
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "q" * 43  # 32 bytes in URL-safe base64
@@ -21,12 +21,17 @@ def test_the_defaults() -> None:
     assert (c.redis_url, c.redis_timeout, c.sealing_key, c.state_tag_key) == (None, 0.5, None, None)
     assert (c.session_ttl, c.finished_ttl, c.long_poll_max, c.key_prefix, c.log_level) == (
         86400, 604800, 30.0, "cr:", "INFO")
+    assert (c.max_deals, c.max_session_bytes, c.max_moves, c.session_quota, c.request_quota, c.proxy_hops) == (
+        100, 524288, 10000, Quota(60, 60), None, 0)
 
 
 def test_every_variable_is_read() -> None:
     c = Config.from_env({"REDIS_URL": "redis://r:6379/1", "REDIS_TIMEOUT": "0.25", "SEALING_KEY": KEY,
                          "STATE_TAG_KEY": KEY, "SESSION_TTL": "60", "FINISHED_TTL": "120", "LONG_POLL_MAX": "5",
-                         "KEY_PREFIX": "x:", "LOG_LEVEL": "debug"})
+                         "KEY_PREFIX": "x:", "LOG_LEVEL": "debug", "MAX_DEALS": "7", "MAX_SESSION_BYTES": "9000",
+                         "MAX_MOVES": "50", "SESSION_QUOTA": "5/10", "REQUEST_QUOTA": "100/1", "PROXY_HOPS": "2"})
+    assert (c.max_deals, c.max_session_bytes, c.max_moves, c.session_quota, c.request_quota, c.proxy_hops) == (
+        7, 9000, 50, Quota(5, 10), Quota(100, 1), 2)
     assert (c.redis_url, c.redis_timeout, c.session_ttl, c.finished_ttl, c.long_poll_max, c.key_prefix,
             c.log_level) == ("redis://r:6379/1", 0.25, 60, 120, 5.0, "x:", "DEBUG")
     assert c.sealing_key == c.state_tag_key and c.sealing_key is not None and len(c.sealing_key) == 32
@@ -36,7 +41,9 @@ def test_every_variable_is_read() -> None:
     ("REDIS_URL", "http://localhost:6379"), ("REDIS_TIMEOUT", "soon"), ("REDIS_TIMEOUT", "0"),
     ("REDIS_TIMEOUT", "inf"), ("REDIS_TIMEOUT", "nan"), ("SEALING_KEY", "tooshort"), ("STATE_TAG_KEY", "!!"),
     ("SESSION_TTL", "1.5"), ("SESSION_TTL", "-3"), ("FINISHED_TTL", "week"), ("LONG_POLL_MAX", "-1"),
-    ("LOG_LEVEL", "LOUD")])
+    ("LOG_LEVEL", "LOUD"), ("MAX_DEALS", "0"), ("MAX_SESSION_BYTES", "1MB"), ("MAX_MOVES", "-5"),
+    ("SESSION_QUOTA", "60"), ("SESSION_QUOTA", "60/0"), ("REQUEST_QUOTA", "a/b"), ("REQUEST_QUOTA", "-1/60"),
+    ("PROXY_HOPS", "-1"), ("PROXY_HOPS", "99")])
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Config.from_env({name: value})
@@ -54,6 +61,12 @@ def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) ->
     lines = [line for line in proc.stderr.splitlines() if line.startswith("card-referee:")]
     assert lines and name in lines[0], proc.stderr[-800:]
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("value", ["off", "OFF", "0"])
+def test_a_quota_can_be_switched_off(value: str) -> None:
+    c = Config.from_env({"SESSION_QUOTA": value, "REQUEST_QUOTA": value})
+    assert c.session_quota is None and c.request_quota is None
 
 
 def test_keys_never_show_in_a_repr() -> None:
