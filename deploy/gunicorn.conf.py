@@ -22,9 +22,11 @@ def _int_env(name: str, default: int, low: int = 1) -> int:
     return value
 
 
-if not os.environ.get("STATE_TAG_KEY"):
+if not os.environ.get("STATE_TAG_KEY") and os.environ.get("REQUIRE_STATE_TAG", "0").lower() in ("", "0", "false",
+                                                                                               "no", "off"):
     # One key for every worker of this instance, drawn here in the master before the workers fork, so a state
-    # tagged by one worker is recognised by the others (docs/architecture.md, "State tags").
+    # tagged by one worker is recognised by the others (docs/architecture.md, "State tags"). Not when tags are
+    # required: that needs a key given by the operator (service/config.py says so at start).
     import base64
     import secrets
     os.environ["STATE_TAG_KEY"] = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()

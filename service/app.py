@@ -30,7 +30,8 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
-    app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or os.urandom(32))
+    app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or os.urandom(32),
+                                                  config.require_state_tag)
     app.extensions["session_store"] = store = store_for(config, observability.observe_redis)
     app.extensions["session_service"] = service_for(store, config)
     observability.configure_logging(config.log_level)

@@ -49,6 +49,8 @@ class Config:
     session_quota: Quota | None = Quota(60, 60)  # sessions one client may create per window; None: no quota
     request_quota: Quota | None = None    # requests one client may make per window; None: no quota
     proxy_hops: int = 0                   # proxies in front that append to X-Forwarded-For
+    # Integrity mode: a plain state without this service's valid tag is refused (docs/integrity.md)
+    require_state_tag: bool = False
     testing: bool = False
     extra: Mapping[str, str] = field(default_factory=dict)
 
@@ -73,6 +75,7 @@ class Config:
             session_quota=_quota(env, "SESSION_QUOTA", Quota(60, 60)),
             request_quota=_quota(env, "REQUEST_QUOTA", None),
             proxy_hops=_count(env, "PROXY_HOPS", 0),
+            require_state_tag=_require_state_tag(env),
         )
 
 
@@ -87,6 +90,22 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, what: str = "
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw not in ("", "0", "1", "true", "false", "yes", "no", "on", "off"):
+        raise ConfigError(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+    return raw in ("1", "true", "yes", "on")
+
+
+def _require_state_tag(env: Mapping[str, str]) -> bool:
+    """REQUIRE_STATE_TAG, which needs a tag key every worker and instance shares (and that outlives a restart):
+    with a key drawn at start, a restart or another instance would refuse every state a client holds."""
+    required = _flag(env, "REQUIRE_STATE_TAG")
+    if required and not env.get("STATE_TAG_KEY") and not env.get("SEALING_KEY"):
+        raise ConfigError("REQUIRE_STATE_TAG needs STATE_TAG_KEY (or SEALING_KEY): the same key on every instance")
+    return required
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:

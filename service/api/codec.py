@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import orjson
 
 from .. import engine
-from ..engine import State
+from ..engine import State, StateTampered
 from .sealing import SealedCodec, is_sealed
 
 TAG_PREFIX = "t1."
@@ -82,10 +82,12 @@ class StateTagger:
 
 
 class PlainCodec:
-    """States travel in the clear; an untagged or wrongly tagged one is validated in full."""
+    """States travel in the clear; an untagged or wrongly tagged one is validated in full, or, when tags are
+    required (REQUIRE_STATE_TAG, docs/integrity.md), refused."""
 
-    def __init__(self, tagger: StateTagger) -> None:
+    def __init__(self, tagger: StateTagger, require_tag: bool = False) -> None:
         self._tagger = tagger
+        self._require_tag = require_tag
 
     def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
         if tag is not None and self._tagger.verify(game_id, raw, tag):
@@ -93,6 +95,9 @@ class PlainCodec:
             return trusted
         if is_sealed(raw):
             raise engine.InvalidState("This state is sealed, but this service has no sealing key to open it.")
+        if self._require_tag:
+            raise StateTampered("This service takes only the states it produced: send the state back unchanged, "
+                                "with the state_tag that came with it.")
         state: State = engine.check_state(game_id, raw)
         return state
 
@@ -102,5 +107,7 @@ class PlainCodec:
         return orjson.Fragment(state_json), self._tagger.tag(state["game"], state_json)
 
 
-def codec_for(sealing_key: bytes | None, state_tag_key: bytes) -> StateCodec:
-    return PlainCodec(StateTagger(state_tag_key)) if sealing_key is None else SealedCodec(sealing_key)
+def codec_for(sealing_key: bytes | None, state_tag_key: bytes, require_tag: bool = False) -> StateCodec:
+    """Sealed states with a sealing key (they authenticate themselves); else plain ones with tags, which
+    ``require_tag`` makes the only way in."""
+    return PlainCodec(StateTagger(state_tag_key), require_tag) if sealing_key is None else SealedCodec(sealing_key)

@@ -102,8 +102,8 @@ def components() -> dict[str, Any]:
         "StateTag": {"type": "string", "description": (
             "The service's HMAC tag of the plain state beside it (absent when states are sealed). Send it back "
             "unchanged with the unchanged state as `state_tag` and the service trusts the state without the full "
-            "consistency check; without it, or when it does not match, the state is checked in full. "
-            "docs/architecture.md, 'State tags'.")},
+            "consistency check; without it, or when it does not match, the state is checked in full, or, in "
+            "integrity mode (REQUIRE_STATE_TAG=1), refused with 422 state_tampered. docs/integrity.md.")},
         "Result": {"type": "object", "required": ["scores", "payoffs", "ranking"], "additionalProperties": True,
                    "properties": {"scores": {"type": "array", "items": {"type": "number"}},
                                   "payoffs": {"type": "array", "items": {"type": "integer"}},
@@ -184,8 +184,9 @@ def stateless_paths() -> dict[str, Any]:
                    "404": problem_response("Unknown game."),
                    "413": problem_response("The body is too large."),
                    "422": problem_response("Illegal move, invalid state, options, deal, player count or seat; "
-                                           "state_tampered: a sealed state that does not authenticate, or a "
-                                           "plain one when states are sealed; limit_exceeded: more explicit "
+                                           "state_tampered: a sealed state that does not authenticate, a "
+                                           "plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain "
+                                           "state without its valid state_tag; limit_exceeded: more explicit "
                                            "deals than MAX_DEALS.")}
     gp = [game_param()]
     deal_spec = ref("DealSpec")
