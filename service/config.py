@@ -31,6 +31,11 @@ class Quota:
 class Config:
     redis_url: str | None = None          # None: the embedded store (see service/storage)
     redis_timeout: float = 0.5            # seconds for one Redis operation before 503
+    redis_mode: str = "single"            # single, cluster (REDIS_URL names a node) or sentinel
+    redis_sentinels: tuple[tuple[str, int], ...] = ()  # sentinel mode: the sentinels' addresses
+    redis_sentinel_master: str = "mymaster"
+    redis_wait_replicas: int = 0          # a write is acknowledged once this many replicas hold it (WAIT)
+    redis_wait_timeout: float = 0.25      # seconds WAIT may take before the write counts as not acknowledged
     # 32 bytes; when set, states sent to clients are sealed. Keys never appear in a repr (nor in a log line).
     sealing_key: bytes | None = field(default=None, repr=False)
     # 32 bytes; None: a random key for this process (service/api/codec.py)
@@ -57,9 +62,26 @@ class Config:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         env = os.environ if env is None else env
+        redis_timeout = _positive_float(env, "REDIS_TIMEOUT", 0.5)
+        mode = _choice(env, "REDIS_MODE", "SINGLE", ("SINGLE", "CLUSTER", "SENTINEL")).lower()
+        sentinels = _addresses(env, "REDIS_SENTINELS")
+        if mode == "sentinel" and not sentinels:
+            raise ConfigError("REDIS_MODE=sentinel needs REDIS_SENTINELS (host:port,host:port,...)")
+        if mode == "cluster" and not env.get("REDIS_URL"):
+            raise ConfigError("REDIS_MODE=cluster needs REDIS_URL naming one node of the cluster")
+        wait_replicas = _count(env, "REDIS_WAIT_REPLICAS", 0)
+        wait_timeout = _positive_float(env, "REDIS_WAIT_TIMEOUT", 0.25)
+        if wait_replicas and wait_timeout >= redis_timeout:
+            raise ConfigError(f"REDIS_WAIT_TIMEOUT must be shorter than REDIS_TIMEOUT ({redis_timeout}), "
+                              f"got {wait_timeout}")
         return cls(
             redis_url=_redis_url(env.get("REDIS_URL") or None),
-            redis_timeout=_positive_float(env, "REDIS_TIMEOUT", 0.5),
+            redis_timeout=redis_timeout,
+            redis_mode=mode,
+            redis_sentinels=sentinels,
+            redis_sentinel_master=env.get("REDIS_SENTINEL_MASTER") or "mymaster",
+            redis_wait_replicas=wait_replicas,
+            redis_wait_timeout=wait_timeout,
             sealing_key=_key(env, "SEALING_KEY"),
             state_tag_key=_key(env, "STATE_TAG_KEY"),
             session_ttl=_positive_int(env, "SESSION_TTL", 24 * 3600),
@@ -90,6 +112,16 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, what: str = "
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _addresses(env: Mapping[str, str], name: str) -> tuple[tuple[str, int], ...]:
+    out = []
+    for item in filter(None, (part.strip() for part in env.get(name, "").split(","))):
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"{name} must be host:port,host:port,..., got {item!r}")
+        out.append((host.strip("[]"), int(port)))
+    return tuple(out)
 
 
 def _flag(env: Mapping[str, str], name: str) -> bool:

@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import logging
 import os
+import random
 import secrets
 import threading
 import time
@@ -48,9 +49,12 @@ import orjson
 import redis
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
+
+from redis.connection import parse_url
+from redis.sentinel import Sentinel, SentinelManagedConnection
 
 from .base import Json, Saved, Session, StoreUnavailable, Write
 from .notify import Listener, Watch, wait_past
@@ -83,17 +87,24 @@ Observer = Callable[[str, float, bool], None]  # (operation, seconds, succeeded)
 # KEYS: session, log[, answer].  ARGV: expected version, state, done, entry, ttl, nonce, channel[, answer, answer ttl].
 # The nonce is new for each save call and the hash keeps the last few: the store resends the same call when
 # a reply is lost, and the resent call must not apply the move again. The answer key is there only for a
-# request with an Idempotency-Key.
+# request with an Idempotency-Key. A save answered from before (an answer found, a nonce seen) still writes
+# (an expiry), so that a WAIT sent behind it waits until the replicas hold everything up to the first save.
 SAVE = """
 if KEYS[3] then
   local prior = redis.call('GET', KEYS[3])
-  if prior then return {2, prior} end
+  if prior then
+    redis.call('EXPIRE', KEYS[3], ARGV[9])
+    return {2, prior}
+  end
 end
 local cur = redis.call('HMGET', KEYS[1], 'v', 'nonces')
 local v = cur[1]
 if not v then return {-1, ''} end
 local nonces = cur[2] or ''
-if string.find(nonces, ARGV[6], 1, true) then return {3, v} end
+if string.find(nonces, ARGV[6], 1, true) then
+  redis.call('EXPIRE', KEYS[1], ARGV[5])
+  return {3, v}
+end
 if v ~= ARGV[1] then
   local now = redis.call('HMGET', KEYS[1], 'state', 'done', 'meta')
   return {0, v, now[1], now[2], now[3]}
@@ -121,6 +132,24 @@ return r
 """
 
 
+# KEYS: session.  ARGV: version, state, meta, done, ttl.  A new session, with its expiry, in one step.
+CREATE = """
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'state', ARGV[2], 'meta', ARGV[3], 'done', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+
+# KEYS: answer.  The answer stored under an Idempotency-Key, if any; one found has its expiry written again,
+# so that a WAIT sent behind this script waits until the replicas hold the move it answers.
+ANSWER = """
+local a = redis.call('GET', KEYS[1])
+if a then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+return a
+"""
+
 # KEYS: counter.  ARGV: ttl.  One more count; the first one starts the counter's expiry.
 COUNT = """
 local n = redis.call('INCR', KEYS[1])
@@ -128,7 +157,7 @@ if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
-_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD, COUNT)}  # what EVALSHA names
+_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD, CREATE, ANSWER, COUNT)}  # what EVALSHA names
 
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
 RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
@@ -137,7 +166,8 @@ RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB 
 class _Lane:
     """Commands sent straight over a connection taken from a small free list of this process's own, made like
     the pool's (same address, timeouts, database, client name). A command that fails on the connection (Redis
-    restarted, a lost reply, a timeout) is sent once more on a fresh connection: safe for reads, and for
+    restarted, a lost reply, a timeout) is sent once more on a fresh connection (behind Sentinel, one that asks
+    for the master again): safe for reads, and for
     ``SAVE`` thanks to its nonce. An error reply (``ResponseError``) is raised as is; the connection stays
     usable. The list holds as many connections as commands were ever in flight at once (gthread: at most its
     threads; gevent: the busiest moment's requests), not one per thread or greenlet that ever ran."""
@@ -154,12 +184,47 @@ class _Lane:
             return self._once(args)  # the failed connection was closed; this opens a new one
 
     def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
-        sha = _SHA1[source]
-        try:
-            return self("EVALSHA", sha, len(keys), *keys, *args)
-        except NoScriptError:  # Redis restarted (or never saw the script): load it, then run it
+        return self.script_acked(source, keys, args, None)[0]
+
+    def script_acked(self, source: str, keys: list[str], args: list[Any], wait: tuple[int, int] | None
+                     ) -> tuple[Any, int]:
+        """The script's reply and, with ``wait`` (replicas, milliseconds), how many replicas acknowledged its
+        writes: ``WAIT`` is sent right behind the script on the same connection (it counts the writes of
+        its own connection), in the same round trip."""
+        commands: list[tuple[Any, ...]] = [("EVALSHA", _SHA1[source], len(keys), *keys, *args)]
+        if wait is not None:
+            commands.append(("WAIT", *wait))
+        replies = self._pipelined(commands)
+        if isinstance(replies[0], NoScriptError):  # Redis restarted (or never saw the script): load, then run
             self("SCRIPT", "LOAD", source)
-            return self("EVALSHA", sha, len(keys), *keys, *args)
+            replies = self._pipelined(commands)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies[0], int(replies[1]) if wait is not None else 0
+
+    def _pipelined(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Every command's reply (an error reply as its exception), sent in one go; resent once on a fresh
+        connection when the connection fails, like a single command."""
+        try:
+            return self._all(commands)
+        except (RedisConnectionError, RedisTimeoutError):
+            return self._all(commands)
+
+    def _all(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        conn = self._connection()
+        try:
+            conn.send_packed_command(conn.pack_commands(commands), check_health=False)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(conn.read_response())
+                except ResponseError as exc:  # this reply is an error; the next ones are still to be read
+                    replies.append(exc)
+            return replies
+        finally:
+            self.idle.append(conn)  # a closed one reconnects on its next command
+
 
     def _once(self, args: tuple[Any, ...]) -> Any:
         conn = self._connection()
@@ -173,35 +238,143 @@ class _Lane:
         if self.pid != os.getpid():  # connections inherited over a fork belong to the parent
             self.pid, self.idle = os.getpid(), []
         try:
-            return self.idle.pop()  # atomic under the GIL; no switch to another greenlet in between
+            conn = self.idle.pop()  # atomic under the GIL; no switch to another greenlet in between
         except IndexError:
-            return self.pool.connection_class(**self.pool.connection_kwargs)
+            conn = self.pool.connection_class(**self.pool.connection_kwargs)
+        return _connected(conn)
+
+
+def _connected(conn: Any) -> Any:
+    """``conn``, connected now if Sentinel manages it: such a connection asks the sentinels for the master only
+    in ``connect()``, while a send on an unconnected one goes to its default address (localhost:6379), and
+    after a failover to the old master again."""
+    if isinstance(conn, SentinelManagedConnection) and conn._sock is None:
+        conn.connect()
+    return conn
 
 
 def _subscriber(pool: redis.ConnectionPool) -> Any:
     """A connection for the move listener: made like the pool's, but with no read timeout (it sits waiting
     for messages; notify.Listener pings it to find out that it died) and no health check of redis-py's own
     (which would read a reply from the thread that sends, while the listener reads the messages)."""
-    return pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None, "health_check_interval": 0})
+    return _connected(pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None,
+                                                "health_check_interval": 0}))
 
 
 def _dumps(value: Json) -> str:
     return orjson.dumps(value).decode()
 
 
+def _client_options(timeout: float) -> dict[str, Any]:
+    return {"socket_timeout": timeout, "socket_connect_timeout": timeout, "decode_responses": True,
+            "retry": Retry(NoBackoff(), 1, (RedisConnectionError, RedisTimeoutError)),
+            "health_check_interval": 30, "client_name": "card-referee"}
+
+
+class Topology:
+    """Where a key lives: one Redis (or the master Sentinel names, which is the same to the store), or the
+    master of the key's slot in a Redis Cluster. ``for_key`` gives the client and the lane for a key;
+    ``failed`` is told when an operation failed, so that a cluster can look for its new masters."""
+
+    name = "single"
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.lane = _Lane(client.connection_pool)
+
+    def for_key(self, key: str) -> tuple[redis.Redis, _Lane]:
+        return self.client, self.lane
+
+    def masters(self) -> list[redis.Redis]:
+        return [self.client]
+
+    def subscription_pool(self) -> redis.ConnectionPool:
+        """Where the move listener subscribes (notify.py)."""
+        return self.client.connection_pool
+
+    def failed(self) -> None:
+        """Nothing to do: a new connection finds the same Redis again (or, behind Sentinel, asks the
+        sentinels which server is the master now)."""
+
+
+def single(url: str, timeout: float) -> Topology:
+    return Topology(redis.Redis.from_url(url, **_client_options(timeout)))
+
+
+def sentinel(sentinels: list[tuple[str, int]], master: str, url: str | None, timeout: float) -> Topology:
+    """The master the sentinels name, found again by every new connection after a failover. ``url`` gives
+    the database, user and password (its host is Sentinel's to say)."""
+    extra = {k: v for k, v in parse_url(url).items() if k in ("db", "username", "password")} if url else {}
+    watch = Sentinel(sentinels, socket_timeout=timeout, socket_connect_timeout=timeout)
+    options = {k: v for k, v in _client_options(timeout).items() if k != "health_check_interval"}
+    client: redis.Redis = watch.master_for(master, **options, **extra)
+    topology = Topology(client)
+    topology.name = "sentinel"
+    return topology
+
+
+class ClusterTopology(Topology):
+    """A Redis Cluster: a session's keys share a hash tag (``{id}``) and so a slot, and every operation goes
+    to that slot's master over a lane of its own. After a failure the slot map is read again (at most every
+    ``REFRESH`` seconds): while the cluster elects a new master for a dead one, the operations on its slots
+    fail (503); once it has, the next operation finds it."""
+
+    name = "cluster"
+    REFRESH = 0.25
+
+    def __init__(self, url: str, timeout: float) -> None:
+        options = {k: v for k, v in _client_options(timeout).items() if k != "retry"}
+        self.cluster = redis.RedisCluster.from_url(url, **options)
+        self.lanes: dict[str, _Lane] = {}
+        self.lock = threading.Lock()
+        self.next_refresh = 0.0
+
+    def for_key(self, key: str) -> tuple[redis.Redis, _Lane]:
+        node = self.cluster.get_node_from_key(key)
+        client = self.cluster.get_redis_connection(node)
+        lane = self.lanes.get(node.name)
+        if lane is None or lane.pool is not client.connection_pool:
+            with self.lock:
+                lane = self.lanes[node.name] = _Lane(client.connection_pool)
+        return client, lane
+
+    def masters(self) -> list[redis.Redis]:
+        return [self.cluster.get_redis_connection(n) for n in self.cluster.get_primaries()]
+
+    def subscription_pool(self) -> redis.ConnectionPool:
+        """Any master: a cluster delivers every PUBLISH to the subscribers of every node. Drawn again each
+        time the listener subscribes, so that a dead master's listener moves on."""
+        return random.choice(self.masters()).connection_pool
+
+    def failed(self) -> None:
+        now = time.monotonic()
+        with self.lock:
+            if now < self.next_refresh:
+                return
+            self.next_refresh = now + self.REFRESH
+        try:
+            self.cluster.nodes_manager.initialize()
+        except (RedisError, IndexError, KeyError) as exc:  # still healing: the next failure tries again
+            log.warning("redis cluster slots not refreshed: %s", type(exc).__name__)
+
+
 class RedisStore:
     name = "redis"
 
-    def __init__(self, url: str, prefix: str = "cr:", timeout: float = 0.5,
-                 observer: Observer | None = None) -> None:
+    def __init__(self, url: str | None, prefix: str = "cr:", timeout: float = 0.5,
+                 observer: Observer | None = None, topology: Topology | None = None,
+                 wait_replicas: int = 0, wait_timeout: float = 0.25) -> None:
+        """``topology``: where keys live (default: the one Redis at ``url``). ``wait_replicas``: a write is
+        acknowledged only once that many replicas hold it (``WAIT``, at most ``wait_timeout`` seconds);
+        otherwise the operation fails as the store being unavailable (503), though the master has it."""
         self.prefix = prefix
         self.timeout = timeout
         self.observer = observer
-        self.r = redis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True,
-            retry=Retry(NoBackoff(), 1, (RedisConnectionError, RedisTimeoutError)),
-            health_check_interval=30, client_name="card-referee")
-        self._lane = _Lane(self.r.connection_pool)
+        if topology is None:
+            assert url is not None, "a Redis URL or a topology"
+            topology = single(url, timeout)
+        self.topology = topology
+        self._wait = (wait_replicas, max(1, int(wait_timeout * 1000))) if wait_replicas > 0 else None
         # A session's meta (game, tokens' hashes, options, commitments) never changes after creation, so each
         # process keeps the parsed meta of the sessions it served; a move then reads only v, state and done.
         self._meta: dict[str, dict[str, Json]] = {}
@@ -210,11 +383,10 @@ class RedisStore:
         # behind (another worker moved meanwhile) and returns the current state; the API judges again.
         self._recent: dict[str, tuple[int, str, bool]] = {}
         self._lock = threading.Lock()
-        pool = self.r.connection_pool
         # A move heard by the listener updates this process's kept copy, so that a woken long-poll's read
-        # (``load(..., recent=True)``) needs no round trip.
-        self._listener = Listener(lambda: _subscriber(pool), self.key_for("moved", "")[:-1], timeout,
-                                  on_moved=lambda sid, moved: self._keep(sid, moved[0], moved[2], moved[1]))
+        # (``load(..., recent=True)``) needs no round trip. It subscribes on the topology's choice of server.
+        self._listener = Listener(lambda: _subscriber(topology.subscription_pool()), self.key_for("moved", "")[:-1],
+                                  timeout, on_moved=lambda sid, moved: self._keep(sid, moved[0], moved[2], moved[1]))
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
@@ -226,11 +398,10 @@ class RedisStore:
         key = self.key_for("session", session.id)
         state, meta = _dumps(session.state), _dumps(session.meta)
         with self._op("create"):
-            pipe = self.r.pipeline(transaction=True)
-            pipe.hset(key, mapping={"v": session.version, "state": state, "meta": meta,
-                                    "done": "1" if session.finished else "0"})
-            pipe.expire(key, ttl)
-            pipe.execute()
+            _, lane = self.topology.for_key(key)
+            _, acks = lane.script_acked(CREATE, [key], [session.version, state, meta,
+                                                        "1" if session.finished else "0", int(ttl)], self._wait)
+            self._acknowledged(acks)
         self._meta_of(session.id, meta)
         self._keep(session.id, session.version, state, session.finished)
 
@@ -241,12 +412,13 @@ class RedisStore:
             return Session(sid, version, orjson.loads(state), meta, finished, recent=True)
         key = self.key_for("session", sid)
         with self._op("load"):
+            _, lane = self.topology.for_key(key)
             if touch_ttl is not None:  # refresh the expiry in the same round trip: the LOAD script
-                row = self._lane.script(LOAD, [key, self.key_for("log", sid)], [int(touch_ttl)])
+                row = lane.script(LOAD, [key, self.key_for("log", sid)], [int(touch_ttl)])
             elif meta is None:
-                row = self._lane("HMGET", key, "v", "state", "meta", "done")
+                row = lane("HMGET", key, "v", "state", "meta", "done")
             else:
-                v, state, done = self._lane("HMGET", key, "v", "state", "done")
+                v, state, done = lane("HMGET", key, "v", "state", "done")
                 row = [v, state, None, done]
         if not row or row[0] is None:
             self._forget(sid)
@@ -263,16 +435,19 @@ class RedisStore:
             keys.append(self.key_for("answer", sid, write.answer_key))
             args += [_dumps(write.answer), int(write.answer_ttl)]
         with self._op("save"):
-            reply = self._lane.script(SAVE, keys, args)
-        code = int(reply[0])
-        if code in (1, 3):  # 3: this very call was applied already, and its reply lost (the lane resent it)
-            self._keep(sid, expected_version + 1, state, write.finished)
-            return Saved("saved", expected_version + 1)
+            _, lane = self.topology.for_key(keys[0])
+            reply, acks = lane.script_acked(SAVE, keys, args, self._wait)
+            code = int(reply[0])
+            if code in (1, 3):  # 3: this very call was applied already, and its reply lost (the lane resent it)
+                self._keep(sid, expected_version + 1, state, write.finished)
+                self._acknowledged(acks)
+                return Saved("saved", expected_version + 1)
+            if code == 2:  # the WAIT behind it covered the first save too (it wrote the answer's expiry again)
+                self._acknowledged(acks)
+                return Saved("replayed", answer=orjson.loads(reply[1]))
         if code == 0:
             current = self._kept(sid, int(reply[1]), reply[2], reply[3] == "1", self._meta_of(sid, reply[4]))
             return Saved("conflict", int(reply[1]), current=current)
-        if code == 2:
-            return Saved("replayed", answer=orjson.loads(reply[1]))
         self._forget(sid)
         return Saved("gone")
 
@@ -280,13 +455,20 @@ class RedisStore:
         return self.load(session.id) if session.recent else session
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
+        key = self.key_for("answer", sid, answer_key)
         with self._op("answer"):
-            raw = self._lane("GET", self.key_for("answer", sid, answer_key))
+            lane = self.topology.for_key(key)[1]
+            if self._wait is None:
+                raw = lane("GET", key)
+            else:  # an answer handed out again is acknowledged only once the replicas hold its move too
+                raw, acks = lane.script_acked(ANSWER, [key], [], self._wait)
+                if raw is not None:
+                    self._acknowledged(acks)
         return None if raw is None else orjson.loads(raw)
 
     def log(self, sid: str) -> tuple[Session, list[dict[str, Json]]] | None:
         with self._op("log"):
-            pipe = self.r.pipeline(transaction=True)
+            pipe = self.topology.for_key(self.key_for("session", sid))[0].pipeline(transaction=True)
             pipe.hmget(self.key_for("session", sid), ["v", "state", "meta", "done"])
             pipe.lrange(self.key_for("log", sid), 0, -1)
             row, entries = pipe.execute()
@@ -295,16 +477,18 @@ class RedisStore:
         return _session(sid, row), [orjson.loads(e) for e in entries]
 
     def version(self, sid: str) -> int | None:
+        key = self.key_for("session", sid)
         with self._op("version"):
-            v = self._lane("HGET", self.key_for("session", sid), "v")
+            v = self.topology.for_key(key)[1]("HGET", key, "v")
         return None if v is None else int(v)
 
     def entries(self, sid: str, first: int, last: int) -> list[dict[str, Json]]:
         """The log entries of versions ``first`` to ``last`` (the entry of version v is the log's item v-1)."""
         if last < first:
             return []
+        key = self.key_for("log", sid)
         with self._op("entries"):
-            raw = self._lane("LRANGE", self.key_for("log", sid), first - 1, last - 1)
+            raw = self.topology.for_key(key)[1]("LRANGE", key, first - 1, last - 1)
         return [orjson.loads(e) for e in raw]
 
     def watching(self, sid: str) -> AbstractContextManager[Watch]:
@@ -316,11 +500,13 @@ class RedisStore:
 
     def count(self, name: str, ttl: int) -> int:
         with self._op("count"):
-            return int(self._lane.script(COUNT, [self.key_for("quota", name)], [int(ttl)]))
+            key = self.key_for("quota", name)
+            return int(self.topology.for_key(key)[1].script(COUNT, [key], [int(ttl)]))
 
     def ping(self) -> None:
         with self._op("ping"):
-            self.r.ping()
+            for master in self.topology.masters():
+                master.ping()
 
     # ----- the copies this process keeps --------------------------------------------
     def _kept(self, sid: str, version: int, state: str, finished: bool, meta: dict[str, Json]) -> Session:
@@ -351,8 +537,17 @@ class RedisStore:
             self._recent.pop(sid, None)
         self._meta.pop(sid, None)
 
+    def _acknowledged(self, acks: int) -> None:
+        """With REDIS_WAIT_REPLICAS, fewer replicas than asked hold the write: it is not acknowledged."""
+        if self._wait is not None and acks < self._wait[0]:
+            raise NotReplicated(f"{acks} of {self._wait[0]} replicas acknowledged the write in time")
+
     def _op(self, what: str) -> _Operation:
-        return _Operation(what, self.observer)
+        return _Operation(what, self.observer, self.topology.failed)
+
+
+class NotReplicated(RedisError):
+    """A write reached the master but not as many replicas as REDIS_WAIT_REPLICAS asks, within its time."""
 
 
 def _session(sid: str, row: list[Any]) -> Session:
@@ -364,16 +559,17 @@ class _Operation:
     """Times one Redis operation for the observer, and turns any Redis failure into StoreUnavailable
     (logged by kind only: never a key's contents or a token)."""
 
-    def __init__(self, what: str, observer: Observer | None) -> None:
-        self.what, self.observer = what, observer
+    def __init__(self, what: str, observer: Observer | None, failed: Callable[[], None]) -> None:
+        self.what, self.observer, self.failed = what, observer, failed
 
     def __enter__(self) -> None:
         self.started = time.perf_counter()
 
     def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
-        failed = isinstance(exc, RedisError)
+        failed = isinstance(exc, (RedisError, RedisClusterException))  # the latter: a slot with no master yet
         if self.observer is not None:
             self.observer(self.what, time.perf_counter() - self.started, not failed)
         if failed:
             log.warning("redis %s failed: %s", self.what, type(exc).__name__)
+            self.failed()
             raise StoreUnavailable(f"Redis {self.what} failed: {type(exc).__name__}") from exc

@@ -63,6 +63,22 @@ def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) ->
     assert "Traceback" not in proc.stderr
 
 
+def test_the_redis_topology_variables() -> None:
+    c = Config.from_env({"REDIS_MODE": "sentinel", "REDIS_SENTINELS": "s1:26379, [::1]:26380",
+                         "REDIS_SENTINEL_MASTER": "referee", "REDIS_WAIT_REPLICAS": "1", "REDIS_WAIT_TIMEOUT": "0.2"})
+    assert (c.redis_mode, c.redis_sentinels, c.redis_sentinel_master, c.redis_wait_replicas, c.redis_wait_timeout) == (
+        "sentinel", (("s1", 26379), ("::1", 26380)), "referee", 1, 0.2)
+    c = Config.from_env({"REDIS_MODE": "cluster", "REDIS_URL": "redis://node:7000/0"})
+    assert (c.redis_mode, c.redis_sentinels, c.redis_wait_replicas) == ("cluster", (), 0)
+    assert Config.from_env({}).redis_mode == "single"
+    for bad, name in (({"REDIS_MODE": "sentinel"}, "REDIS_SENTINELS"), ({"REDIS_MODE": "cluster"}, "REDIS_URL"),
+                      ({"REDIS_MODE": "ring"}, "REDIS_MODE"), ({"REDIS_SENTINELS": "host"}, "REDIS_SENTINELS"),
+                      ({"REDIS_WAIT_REPLICAS": "1", "REDIS_WAIT_TIMEOUT": "0.5"}, "REDIS_WAIT_TIMEOUT"),
+                      ({"REDIS_WAIT_REPLICAS": "x"}, "REDIS_WAIT_REPLICAS")):
+        with pytest.raises(ConfigError, match=name):
+            Config.from_env(bad)
+
+
 @pytest.mark.parametrize("value", ["off", "OFF", "0"])
 def test_a_quota_can_be_switched_off(value: str) -> None:
     c = Config.from_env({"SESSION_QUOTA": value, "REQUEST_QUOTA": value})

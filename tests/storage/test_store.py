@@ -295,17 +295,17 @@ def test_a_moves_commands_reuse_idle_connections_and_none_from_before_a_fork(
     s.create(session(), 60)
     for _ in range(3):
         assert s.load("s" * 22) is not None
-    assert len(s._lane.idle) == 1  # one after another: one connection
-    threads = [threading.Thread(target=lambda: s._lane("BLPOP", prefix + "nothing", 0.1)) for _ in range(3)]
+    assert len(s.topology.lane.idle) == 1  # one after another: one connection
+    threads = [threading.Thread(target=lambda: s.topology.lane("BLPOP", prefix + "nothing", 0.1)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len({id(c) for c in s._lane.idle}) == 3
-    before = list(s._lane.idle)
-    s._lane.pid = -1  # as a forked child sees its parent's connections
+    assert len({id(c) for c in s.topology.lane.idle}) == 3
+    before = list(s.topology.lane.idle)
+    s.topology.lane.pid = -1  # as a forked child sees its parent's connections
     assert s.load("s" * 22) is not None
-    assert not any(c in before for c in s._lane.idle) and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"
+    assert not any(c in before for c in s.topology.lane.idle) and s.save("s" * 22, 0, write(1, None), 60).kind == "saved"
 
 
 def test_a_process_hears_only_the_sessions_it_waits_on_and_drops_them_later(
