@@ -35,8 +35,8 @@ def echo() -> Response:
 @bp.post("/bench/echo-redis")
 def echo_redis() -> Response:
     payload = body()
-    client = _redis()
     key = _key()
+    client, _ = _route(key, "/bench/echo-redis")
     client.get(key)
     client.set(key, orjson.dumps(payload), ex=300)
     return reply(payload)
@@ -45,10 +45,8 @@ def echo_redis() -> Response:
 @bp.post("/bench/echo-redis-lane")
 def echo_redis_lane() -> Response:
     payload = body()
-    lane = getattr(current_app.extensions["session_store"], "_lane", None)
-    if lane is None:
-        raise ApiError(404, "not_found", "/bench/echo-redis-lane needs REDIS_URL (the in-process store has no Redis).")
     key = _key()
+    _, lane = _route(key, "/bench/echo-redis-lane")
     lane("GET", key)
     lane("SET", key, orjson.dumps(payload), "EX", 300)
     return reply(payload)
@@ -58,8 +56,9 @@ def _key() -> str:
     return f"{current_app.extensions['card_referee_config'].key_prefix}bench:echo:{os.getpid()}"
 
 
-def _redis() -> Any:
-    client = getattr(current_app.extensions["session_store"], "r", None)
-    if client is None:
-        raise ApiError(404, "not_found", "/bench/echo-redis needs REDIS_URL (the in-process store has no Redis).")
-    return client
+def _route(key: str, path: str) -> Any:
+    """The store's redis-py client and lane for ``key`` (its topology's); 404 with the in-process store."""
+    topology = getattr(current_app.extensions["session_store"], "topology", None)
+    if topology is None:
+        raise ApiError(404, "not_found", f"{path} needs REDIS_URL (the in-process store has no Redis).")
+    return topology.for_key(key)
