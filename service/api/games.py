@@ -55,10 +55,11 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
-def start_match(game_id: str, spec: dict[str, Any], max_deals: int) -> State:
-    """The match a ``DealSpec`` asks for; at most ``max_deals`` explicit deals (MAX_DEALS)."""
+def start_match(game_id: str, spec: dict[str, Any], max_deals: int | None = None) -> State:
+    """The match a ``DealSpec`` asks for; at most ``max_deals`` explicit deals (MAX_DEALS) when a client asks
+    (None: a match the service made before, such as a session's, dealt again from its own record)."""
     deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
-    if len(deals) > max_deals:
+    if max_deals is not None and len(deals) > max_deals:
         raise ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
                                               f"deals after them come from the seed.", limit="deals")
     seed = spec.get("seed") or new_seed()

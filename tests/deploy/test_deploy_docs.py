@@ -10,6 +10,7 @@ played a card of the seeded example in a session dealt from another seed.
 from __future__ import annotations
 
 import base64
+import hashlib
 import fnmatch
 import os
 import re
@@ -200,3 +201,17 @@ def test_the_readme_session_walk_through_runs_as_written() -> None:
     assert codes[4:] in ([], ["200"]), codes  # the event stream, if the walk-through shows one
     assert '"version":1' in done.stdout  # the move was accepted: the session is at version 1
 
+
+
+def test_the_readme_states_the_commitment_rule_the_service_follows() -> None:
+    """The README gives the rule (it was only in docs/fair-dealing.md); applied as written, it gives the
+    commitment the service published, for an even and an odd number of hex digits."""
+    readme = (ROOT / "README.md").read_text()
+    assert "`commitment = sha256(bytes.fromhex(seed)).hexdigest()`, with a `0` put in front of an odd-length seed" \
+        in " ".join(readme.split())
+    from service.app import create_app
+    client = create_app(Config(testing=True, session_quota=None)).test_client()
+    for seed in ("ab" * 16, "f" + "ab" * 16):
+        created = client.post("/v1/sessions", json={"game": "femkort", "seed": seed}).get_json()
+        written = seed if len(seed) % 2 == 0 else "0" + seed
+        assert created["commitment"] == hashlib.sha256(bytes.fromhex(written)).hexdigest()

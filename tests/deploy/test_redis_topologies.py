@@ -138,34 +138,39 @@ def play_through_a_failover(redis_url: str, env: dict[str, str], victim: Callabl
     env = {**env, "REDIS_WAIT_REPLICAS": "1", "REDIS_TIMEOUT": "0.5", "REDIS_WAIT_TIMEOUT": "0.3",
            "SESSION_QUOTA": "off", "LOG_LEVEL": "WARNING", "KEY_PREFIX": "play:"}
     with Instance(redis_url, env, name="referee-a") as a, Instance(redis_url, env, name="referee-b") as b:
-        player = Player([a.port, b.port])
-        player.create(SESSIONS)
-        player.play(3)
-        assert sum(len(v) for v in player.acked.values()) >= SESSIONS * 2
-        dead = victim(player)
-        dead.kill()
-        killed_at, before = time.monotonic(), len(player.statuses)
-        while time.monotonic() - killed_at < 4:  # its replica takes over, but has no replica of its own now
-            player.play(1)
-        assert 503 in player.statuses[before:], "no 503 while the dead master's writes could not be acknowledged"
-        dead.start()  # back, as the replica of its former replica: whole again
-        deadline = time.monotonic() + 60
-        while player.pending and time.monotonic() < deadline:
-            player.play(1)
-            time.sleep(0.05)
-        assert not player.pending, f"the service did not recover within 60 s: {player.statuses[-20:]}"
-        player.play(3)  # and keeps going
-        assert 500 not in player.statuses and set(player.statuses) <= {200, 201, 503}
-        for sid, _ in player.sessions:
-            status, log = call(a.port, "GET", f"/v1/sessions/{sid}/log")
-            assert status == 200
-            logged = {e["version"]: e for e in log["entries"]}
-            assert log["version"] == max(player.acked[sid]) and sorted(logged) == list(range(1, log["version"] + 1))
-            for version, move in player.acked[sid].items():
-                entry = logged[version]
-                shown = {k: v for k, v in move.items() if k not in entry["hidden"]}  # the public log's redaction
-                assert entry["move"] == shown and set(entry["hidden"]) <= set(move), (sid, version)
+        try:
+            player = Player([a.port, b.port])
+            player.create(SESSIONS)
+            player.play(3)
+            assert sum(len(v) for v in player.acked.values()) >= SESSIONS * 2
+            dead = victim(player)
+            dead.kill()
+            killed_at, before = time.monotonic(), len(player.statuses)
+            while time.monotonic() - killed_at < 4:  # its replica takes over, but has no replica of its own now
+                player.play(1)
+            assert 503 in player.statuses[before:], "no 503 while the dead master's writes could not be acknowledged"
+            dead.start()  # back, as the replica of its former replica: whole again
+            deadline = time.monotonic() + 60
+            while player.pending and time.monotonic() < deadline:
+                player.play(1)
+                time.sleep(0.05)
+            assert not player.pending, f"the service did not recover within 60 s: {player.statuses[-20:]}"
+            player.play(3)  # and keeps going
+            assert 500 not in player.statuses and set(player.statuses) <= {200, 201, 503}
+            for sid, _ in player.sessions:
+                status, log = call(a.port, "GET", f"/v1/sessions/{sid}/log")
+                assert status == 200
+                logged = {e["version"]: e for e in log["entries"]}
+                assert log["version"] == max(player.acked[sid]) and sorted(logged) == list(range(1, log["version"] + 1))
+                for version, move in player.acked[sid].items():
+                    entry = logged[version]
+                    shown = {k: v for k, v in move.items() if k not in entry["hidden"]}  # the public log's redaction
+                    assert entry["move"] == shown and set(entry["hidden"]) <= set(move), (sid, version)
 
+        except AssertionError as exc:  # show the servers' own account of any 500
+            lines = a.log_lines() + b.log_lines()
+            starts = [n for n, line in enumerate(lines) if "Traceback" in line]
+            raise AssertionError(f"{exc}\n" + "\n".join(lines[starts[0]:starts[0] + 40] if starts else [])) from None
 
 def test_every_acknowledged_move_survives_a_cluster_master_failover(cluster: LocalCluster) -> None:
     def busiest_master(player: Player) -> RedisServer:
