@@ -9,6 +9,7 @@ per-function shares of the total (inclusive and self time), for docs/performance
                                                  the same with check_state stubbed, a tagged state, a sealed state
     python -m bench.profile untagged all         in-process us per request of the echo, a tagged and an untagged
                                                  /move over varied states of every game, and echo/untagged
+    python -m bench.profile sizes all            state sizes (JSON bytes) over seeded random matches of every game
     python -m bench.profile handler femkort      us per request of the tagged /move's own work without Flask or
                                                  HTTP (parse, shape check, tag check, apply, envelope, encode)
                                                  beside the echo's (parse, encode), over every state of 30 matches
@@ -267,7 +268,27 @@ def untagged(which: str) -> None:
               f"{us['echo'] / us['untagged']:13.2f}   {size:8.0f}")
 
 
-TIMED = {"whatif": whatif, "handler": handler, "untagged": untagged}  # print their own timings; the rest are sampled profiles
+def sizes(which: str) -> None:
+    """JSON bytes of every state of 30 seeded random matches at the smallest, a 4-player (or the nearest) and
+    the largest table of a game (``all``: every game), default options: mean and largest."""
+    import orjson
+
+    games = sorted(engine.all_games()) if which == "all" else [which]
+    for game_id in games:
+        g = engine.get_game(game_id)
+        sizes_seen: list[int] = []
+        for n in sorted({g.min_players, min(max(g.min_players, 4), g.max_players), g.max_players}):
+            for m in range(30):
+                rng = random.Random(m)
+                s = engine.new_match(game_id, n, {}, f"ab{m}")
+                while not engine.is_finished(s):
+                    s, _ = engine.apply(s, concrete(rng.choice(engine.legal_moves(s)), rng), in_place=True)
+                    sizes_seen.append(len(orjson.dumps(s)))
+        print(f"{game_id}: mean {sum(sizes_seen) / len(sizes_seen):.0f} B, max {max(sizes_seen)} B "
+              f"over {len(sizes_seen)} states")
+
+
+TIMED = {"whatif": whatif, "handler": handler, "untagged": untagged, "sizes": sizes}  # print their own timings; the rest are sampled profiles
 
 
 def main() -> None:
