@@ -202,6 +202,24 @@ def test_S2_valid_declarations_in_the_view_and_the_moves(rule: str) -> None:
     assert declares == (S2_VALID if rule == "reject" else sort_canonical(set(state["hands"][1])))
 
 
+# --- S5, S6: a non-declarer's best arrangement, scored at the end of a deal ------------------------------------
+
+@pytest.mark.parametrize(("open_card", "declarer", "other", "scored"), [
+    ("AS", "5H 6H 7H 8H KS AS 2S QC KC JK 3C 4C 5C 9D 9S 9C",       # S5: the full hand beats the compulsory run
+     "JS QS KS AS 2S JH JH KH KH JD JD KD QC QC 5C 9H", (4, 12, -8, True)),
+    ("4C", "JC QC KC AC 5H 6H 7H 9S 9D 9H JK JK JK TS TD TH",       # S6: the count is rounded down on the total
+     "2S 3S 4S 5S 6H 7H 8H KD KH KC AS 2D 9C 7S 3H TD", (0, 3, -3, False)),
+])
+def test_S5_S6_non_declarer_is_scored_at_his_best(open_card: str, declarer: str, other: str,
+                                                  scored: tuple[int, int, int, bool]) -> None:
+    state = start(2, open_card, {0: cards(declarer), 1: cards(other)})
+    state = draw_and_discard(state, 1)
+    state, _ = do(state, 0, "draw", source="stock")                    # the dealer may declare on his first turn
+    state, events = do(state, 0, "declare", card=state["hands"][0][-1])
+    seat = settled(events)["seats"][1]
+    assert (seat["bonus"], seat["penalty"], seat["s"], seat["arrangement"]["full_hand"]) == scored
+
+
 # --- S7: four players, a packer, a valid declaration ------------------------------------------------------------
 
 S7_HANDS = {
