@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from typing import Any
+
+from .checks import is_int, need, need_list
 
 SAFE_MAX = 2**53 - 1  # the largest integer every JSON client reads exactly: no count may pass +-SAFE_MAX
 
@@ -69,3 +72,21 @@ def within_limit(chips: Sequence[int], pot: int, margin: int = 0) -> bool:
     cannot pass the bound (games whose pot can double, such as Unlimited Loo, end the match before that).
     """
     return max(0, *chips) + pot + margin <= SAFE_MAX and min(chips) - margin >= -SAFE_MAX
+
+
+def check_chip_totals(state: dict[str, Any], last_deal: int) -> None:
+    """The totals a pot game carries into a deal (``deal_no``, ``chips``, ``pot``), raising InvalidState:
+    a deal number the match can reach (below ``last_deal``), one dealing per deal, whole balances and pot
+    within +-SAFE_MAX that add up to the starting chips and leave room for the deal's ante, the starting
+    chips before the first deal, and (``end_mode`` "bust") nobody bust before a later one."""
+    n, opts = state["players"], state["options"]
+    deal_no, pot, start = state["deal_no"], state["pot"], opts["starting_chips"]
+    need(is_int(deal_no, 0, last_deal - 1), "'deal_no' is out of range.")
+    need(state["dealings"] == deal_no, "'dealings' must equal the number of deals dealt.")
+    chips = need_list(state["chips"], "chips", n)
+    need(all(is_int(c, -SAFE_MAX, SAFE_MAX) for c in chips), "'chips' must be whole numbers within the bound.")
+    need(is_int(pot, 0, SAFE_MAX), "'pot' must be a whole number within the bound.")
+    need(sum(chips) + pot == n * start, "Chips are not conserved (balances plus pot).")
+    need(within_limit(chips, pot, opts["ante"]), "The balances leave no room for the next deal.")
+    need(deal_no > 0 or (chips == [start] * n and pot == 0), "The match did not start with these chips.")
+    need(opts.get("end_mode") != "bust" or deal_no == 0 or min(chips) > 0, "A seat is bust: the match is over.")

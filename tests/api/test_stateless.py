@@ -144,3 +144,23 @@ def test_routing_errors_are_problems() -> None:
 
 def test_health() -> None:
     assert C.get("/healthz").get_json() == {"status": "ok"}
+
+
+def test_unlimited_loo_past_the_safe_bound_moves_and_replays() -> None:
+    """A long Unlimited Loo match once took the pot past 2^63: a legal move got 422 invalid_state and /replay a
+    500. Now the match ends at the safe-integer bound: every move of it is accepted, and it replays."""
+    from tests.engine.games.test_three_card_loo import _looing_deals, standing
+    setup = {"players": 3, "options": {"unlimited": True, "rounds": 40}, "seed": "5eed",
+             "deals": _looing_deals(3, 70)}
+    env = post("/v1/games/three_card_loo/new", setup).get_json()
+    moves = []
+    while not env["finished"]:
+        moves.append(standing(env["state"]))
+        resp = post("/v1/games/three_card_loo/move", {"state": env["state"], "move": moves[-1]})
+        assert resp.status_code == 200, resp.get_json()
+        env = resp.get_json()
+    assert "limit_reached" in [e["type"] for e in env["events"]]
+    assert max(map(abs, env["result"]["scores"])) <= 2**53 - 1
+    replayed = post("/v1/games/three_card_loo/replay", {**setup, "moves": moves})
+    assert replayed.status_code == 200, replayed.get_json()
+    assert replayed.get_json()["state"] == env["state"] and replayed.get_json()["result"] == env["result"]

@@ -145,3 +145,37 @@ def expect_illegal(state: State, move: dict[str, Any], reason: str | None = None
             assert exc.reason == reason, f"{move}: expected {reason}, got {exc.reason}"
         return exc.reason
     raise AssertionError(f"illegal move accepted: {move}")
+
+
+SAFE_MAX = 2**53 - 1
+
+
+def play_to_the_limit(game_id: str, state: State, choose: Callable[[State], dict[str, Any]],
+                      scheduled: int) -> tuple[State, list[dict[str, Any]]]:
+    """Play ``choose``'s moves to the end of a pot game's match that reaches the safe-integer bound before its
+    ``scheduled`` last deal, checking every state and that no chip count, pot or change passes +-(2^53 - 1);
+    then that the match ended at the limit: the deal settled as a closing deal (no loo paid, the dealer's
+    ante the only loss), played for a pot that a loo or two would have taken past the bound, and a result in
+    range. Returns the final state and the moves."""
+    moves: list[dict[str, Any]] = []
+    limit: list[dict[str, Any]] = []
+    stake = 0
+    while not engine.is_finished(state):
+        move = choose(state)
+        stake = state["pot"]
+        state, events = engine.apply(state, move)
+        moves.append(move)
+        engine.check_state(game_id, state)
+        assert all(abs(c) <= SAFE_MAX for c in state["chips"]) and 0 <= state["pot"] <= SAFE_MAX
+        for e in events:
+            assert all(abs(v) <= SAFE_MAX for v in e.get("changes", []))
+            if e["type"] == "limit_reached":
+                limit = events
+    assert limit, "the match should have reached the bound"
+    assert state["deal_no"] < scheduled
+    assert [e["type"] for e in limit][-3:] == ["limit_reached", "deal_settled", "match_over"]
+    assert limit[-2]["looed"] == [] and min(limit[-2]["changes"]) >= -state["options"]["ante"]
+    assert stake > SAFE_MAX // 8
+    res = engine.result(state)
+    assert res is not None and sum(res["payoffs"]) == 0 and max(map(abs, res["scores"])) <= SAFE_MAX
+    return state, moves

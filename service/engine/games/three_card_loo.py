@@ -29,12 +29,11 @@ from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, Card
-from ..checks import is_int, need, need_list
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
-from ..pots import SAFE_MAX, pay_by_tricks, split_evenly, within_limit
+from ..pots import SAFE_MAX, check_chip_totals, pay_by_tricks, split_evenly, within_limit
 from ..seats import left, order_from, rank_seats
 from ..tricks import InDeal, LeadDuties, TrickPlay, TrickRules, TrickTable
 
@@ -240,20 +239,10 @@ class ThreeCardLoo(Game):
         return [*state["hands"], *state["thrown"], state["miss"], [state["turn_up"]], played]
 
     def check_carried(self, state: State) -> None:
-        """Before a deal: one dealing per deal, a deal number the match can reach, whole balances within the
-        safe bound that with the pot add up to the starting chips and leave room for this deal's ante."""
+        """Before a deal: the shared checks of a pot game's totals, up to the match's last possible deal."""
         n, opts = state["players"], state["options"]
-        deal_no, pot, start = state["deal_no"], state["pot"], opts["starting_chips"]
-        last = opts["rounds"] * n + (opts["max_extra_deals"] if opts["end_mode"] == "until_no_loo" else 0)
-        need(is_int(deal_no, 0, last - 1), "'deal_no' is out of range.")
-        need(state["dealings"] == deal_no, "'dealings' must equal the number of deals dealt.")
-        chips = need_list(state["chips"], "chips", n)
-        need(all(is_int(c, -SAFE_MAX, SAFE_MAX) for c in chips), "'chips' must be whole numbers within the bound.")
-        need(is_int(pot, 0, SAFE_MAX), "'pot' must be a whole number within the bound.")
-        need(sum(chips) + pot == n * start, "Chips are not conserved.")
-        need(within_limit(chips, pot, opts["ante"]), "The balances leave no room for the next deal.")
-        need(deal_no > 0 or (chips == [start] * n and pot == 0), "The match did not start with these chips.")
-        need(opts["end_mode"] != "bust" or deal_no == 0 or min(chips) > 0, "A seat is bust: the match is over.")
+        extra = opts["max_extra_deals"] if opts["end_mode"] == "until_no_loo" else 0
+        check_chip_totals(state, opts["rounds"] * n + extra)
 
     # ----- views ------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

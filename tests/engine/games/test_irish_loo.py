@@ -11,7 +11,7 @@ from service import engine
 from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
 from service.engine.cards import STANDARD_PACK
 from service.engine.rng import shuffled
-from tests.engine.playout import leaks
+from tests.engine.playout import leaks, play_to_the_limit
 
 G = "irish_loo"
 
@@ -52,11 +52,19 @@ def mv(seat: int, action: str, **params: Any) -> dict[str, Any]:
     return {"seat": seat, "action": action, **params}
 
 
-def play(state: dict[str, Any], *moves: dict[str, Any]) -> dict[str, Any]:
+def play(state: dict[str, Any], *moves: dict[str, Any], seen: list[Any] | None = None) -> dict[str, Any]:
+    """Apply the moves, checking the state after each; their events are added to ``seen``."""
     for m in moves:
-        state, _ = engine.apply(state, m)
+        state, events = engine.apply(state, m)
         engine.check_state(G, state)
+        if seen is not None:
+            seen.extend(events)
     return state
+
+
+def settled(seen: list[Any]) -> dict[str, Any]:
+    """The last ``deal_settled`` event among ``seen``."""
+    return [e for e in seen if e["type"] == "deal_settled"][-1]
 
 
 def reason(state: dict[str, Any], move: dict[str, Any]) -> str:
@@ -70,15 +78,16 @@ def cards_legal(state: dict[str, Any]) -> list[str]:
     return [m["card"] for m in engine.legal_moves(state)]
 
 
-def auto_deal(state: dict[str, Any], declare: dict[int, str] | None = None) -> dict[str, Any]:
+def auto_deal(state: dict[str, Any], declare: dict[int, str] | None = None,
+              seen: list[Any] | None = None) -> dict[str, Any]:
     """Finish the current deal: the given declarations (else the first legal one), no exchanges,
-    the first legal card."""
+    the first legal card; the events are added to ``seen``."""
     deal_no = state["deal_no"]
     while not engine.is_finished(state) and state["deal_no"] == deal_no:
         first = engine.legal_moves(state)[0]
         if state["phase"] == "declare" and declare and first["seat"] in declare:
             first = mv(first["seat"], declare[first["seat"]])
-        state = play(state, first)
+        state = play(state, first, seen=seen)
     return state
 
 
@@ -164,13 +173,13 @@ def s5_state(seed: str = "5eed") -> dict[str, Any]:
 def test_S5_stock_refilled_from_thrown_hands() -> None:
     state = s5_state()
     thrown = state["thrown"][3] + state["thrown"][5]
-    assert state["rest"] == [] and len(thrown) == 6 and not state["refilled"]
+    assert state["rest"] == [] and len(thrown) == 6
     assert len(engine.legal_moves(state)) == 8 and engine.to_act(state) == [9]
     old = list(state["hands"][9])
     after, events = engine.apply(state, mv(9, "exchange", cards=old))
     engine.check_state(G, after)
     assert {"type": "stock_refilled", "count": 6} in events
-    assert after["refilled"] and after["thrown"][3] == [] and after["thrown"][5] == []
+    assert after["thrown"][3] == [] and after["thrown"][5] == []
     assert set(after["hands"][9]) | set(after["rest"]) == set(thrown) and len(after["rest"]) == 3
     assert after["discards"][9] == old and after["phase"] == "play"
     again, _ = engine.apply(s5_state(), mv(9, "exchange", cards=old))
@@ -192,11 +201,11 @@ def test_S6_lead_after_exchange() -> None:
 
 
 def s7_state(seat1: list[str], dealer: list[str] = ("KS", "5H", "4C"), **options: Any) -> dict[str, Any]:
-    """Deal 1 (dealer 2, Club Law): seat 0 sweeps, 1-3 looed -> pool 9. Deal 2: dealer 3 antes, P = 12."""
+    """Deal 1 (dealer 2, Club Law): seat 0 sweeps, 1-3 looed -> pot 9. Deal 2: dealer 3 antes, P = 12."""
     deal2 = make_deal(4, {1: seat1, 3: list(dealer)}, "8D")
     state = new(deals=[sweep_deal(4, 0), deal2], first_dealer=2, **options)
     state = auto_deal(state)
-    assert state["deal_no"] == 2 and state["pool"] == 12 and state["chips"] == [103, 97, 94, 94]
+    assert state["deal_no"] == 2 and state["pot"] == 12 and state["chips"] == [103, 97, 94, 94]
     state = play(state, mv(0, "pass"), mv(1, "stand"), mv(2, "pass"), mv(3, "defend"))
     return exchange_none(state)
 
@@ -205,24 +214,28 @@ def test_S7_settlement_with_defender() -> None:
     state = s7_state(["2S", "AH", "3C"])
     state = play(state, mv(1, "play", card="2S"), mv(3, "play", card="KS"), mv(3, "play", card="5H"))
     assert engine.legal_moves(state) == [mv(1, "play", card="AH")]
-    state = play(state, mv(1, "play", card="AH"), mv(1, "play", card="3C"), mv(3, "play", card="4C"))
-    assert state["last"]["tricks"] == [0, 1, 0, 2]
-    assert state["last"]["gains"] == [0, 4, 0, 0] and state["last"]["looed"] == []
+    seen: list[Any] = []
+    state = play(state, mv(1, "play", card="AH"), mv(1, "play", card="3C"), mv(3, "play", card="4C"), seen=seen)
+    assert [e["winner"] for e in seen if e["type"] == "trick_won"] == [1, 3]  # after the defender's first
+    assert settled(seen)["changes"] == [0, 4, 0, -3] and settled(seen)["looed"] == []  # -3: the ante of deal 2
+    assert settled(seen)["unit"] == "chips" and settled(seen)["pot"] == 8
     assert state["chips"] == [103 - 3, 101, 94, 94]  # seat 0 has anted deal 3; the defender is unchanged
-    assert state["deal_no"] == 3 and state["pool"] == 8 + 3
+    assert state["deal_no"] == 3 and state["pot"] == 8 + 3
 
 
 def test_S7_dealer_wins_all_tricks() -> None:
-    state = s7_state(["2S", "3H", "3C"])
-    state = auto_deal(state)
-    assert state["last"]["tricks"] == [0, 0, 0, 3] and state["last"]["looed"] == [1]
-    assert state["last"]["loos"] == [0, 3, 0, 0] and state["last"]["gains"] == [0] * 4
-    assert state["chips"] == [100, 94, 94, 94] and state["pool"] == 15 + 3
+    seen: list[Any] = []
+    state = auto_deal(s7_state(["2S", "3H", "3C"]), seen=seen)
+    assert [e["winner"] for e in seen if e["type"] == "trick_won"] == [3, 3, 3]
+    assert settled(seen)["looed"] == [1] and settled(seen)["changes"] == [0, -3, 0, -3]
+    assert state["chips"] == [100, 94, 94, 94] and state["pot"] == 15 + 3
 
 
 def test_S7_unlimited_loo_pays_the_pool() -> None:
-    state = auto_deal(s7_state(["2S", "3H", "3C"], unlimited=True))
-    assert state["last"]["loos"] == [0, 12, 0, 0] and state["chips"][1] == 97 - 12 and state["pool"] == 24 + 3
+    seen: list[Any] = []
+    state = auto_deal(s7_state(["2S", "3H", "3C"], unlimited=True), seen=seen)
+    assert settled(seen)["changes"] == [0, -12, 0, -3]
+    assert state["chips"][1] == 97 - 12 and state["pot"] == 24 + 3
 
 
 def test_S8_all_pass_dealer_takes_pool() -> None:
@@ -231,11 +244,11 @@ def test_S8_all_pass_dealer_takes_pool() -> None:
     after = play(after, mv(1, "pass"))
     final, events = engine.apply(after, mv(2, "pass"))
     engine.check_state(G, final)
-    assert final["last"] == {"deal": 1, "dealer": 3, "pool": 3, "tricks": [0] * 4, "gains": [0, 0, 0, 3],
-                             "loos": [0] * 4, "looed": []}
-    assert [e["type"] for e in events][:3] == ["declare", "deal_settled", "deal"]
+    assert [e["type"] for e in events][:3] == ["pass", "deal_settled", "deal_started"]
+    assert events[1] == {"type": "deal_settled", "deal": 1, "dealer": 3, "changes": [0, 0, 0, 0], "unit": "chips",
+                         "looed": [], "pot": 0}  # the dealer took back the 3 he anted
     assert final["deal_no"] == 2 and final["dealer"] == 0
-    assert final["chips"] == [97, 100, 100, 100] and final["pool"] == 3  # deal 2's ante from seat 0
+    assert final["chips"] == [97, 100, 100, 100] and final["pot"] == 3  # deal 2's ante from seat 0
 
 
 # ----- lead duties (§5.1, §5.2) ----------------------------------------------------------
@@ -312,24 +325,27 @@ def test_trump_led_must_head() -> None:
 
 
 # ----- settlement (§6) -----------------------------------------------------------------
-@pytest.mark.parametrize(("seat1", "dealer", "gain", "pool"), [
+@pytest.mark.parametrize(("seat1", "dealer", "gain", "pot"), [
     (["2S", "AH", "3C"], ["KS", "5H", "4C"], 1, 3),  # defender wins trick 1: the odd chip stays
     (["AS", "2H", "3C"], ["KS", "5H", "4C"], 2, 2),  # seat 1 wins trick 1: v + r
 ])
-def test_odd_chips_and_defender(seat1: list[str], dealer: list[str], gain: int, pool: int) -> None:
+def test_odd_chips_and_defender(seat1: list[str], dealer: list[str], gain: int, pot: int) -> None:
     state = new(deals=[make_deal(4, {1: seat1, 3: dealer}, "8D")], ante=4)
     state = play(state, mv(0, "pass"), mv(1, "stand"), mv(2, "pass"), mv(3, "defend"))
-    state = auto_deal(state)
-    assert state["last"]["pool"] == 4 and state["last"]["gains"] == [0, gain, 0, 0]
-    assert state["chips"][1] == 100 + gain and state["pool"] == pool + 4 and state["chips"][3] == 96
+    assert state["pot"] == 4
+    seen: list[Any] = []
+    state = auto_deal(state, seen=seen)
+    assert settled(seen)["changes"] == [0, gain, 0, -4]
+    assert state["chips"][1] == 100 + gain and state["pot"] == pot + 4 and state["chips"][3] == 96
 
 
 def test_limited_settlement_several_players() -> None:
     """Club Law: seat 2 wins all three tricks; seats 0, 1, 3 are looed, 3 chips each."""
-    state = auto_deal(new(deals=[sweep_deal(4, 2)]))
-    last = state["last"]
-    assert last["tricks"] == [0, 0, 3, 0] and last["gains"] == [0, 0, 3, 0] and last["looed"] == [0, 1, 3]
-    assert state["chips"] == [97 - 3, 97, 103, 94] and state["pool"] == 9 + 3  # seat 0 antes deal 2
+    seen: list[Any] = []
+    state = auto_deal(new(deals=[sweep_deal(4, 2)]), seen=seen)
+    assert [e["winner"] for e in seen if e["type"] == "trick_won"] == [2, 2, 2]
+    assert settled(seen)["changes"] == [-3, -3, 3, -6] and settled(seen)["looed"] == [0, 1, 3]  # 3 dealt
+    assert state["chips"] == [97 - 3, 97, 103, 94] and state["pot"] == 9 + 3  # seat 0 antes deal 2
 
 
 def test_no_pass_on_single() -> None:
@@ -342,7 +358,7 @@ def test_no_pass_on_single() -> None:
 
 def test_no_pass_on_single_allows_pass_on_double() -> None:
     state = auto_deal(new(deals=[sweep_deal(4, 0), make_deal(4, {}, "8D")], no_pass_on_single=True))
-    assert state["pool"] - 3 > 0 and engine.legal_moves(state) == [mv(1, "stand"), mv(1, "pass")]
+    assert state["pot"] - 3 > 0 and engine.legal_moves(state) == [mv(1, "stand"), mv(1, "pass")]
 
 
 @pytest.mark.parametrize(("action", "code"), [("defend", "defend_not_allowed"), ("play", "wrong_phase"),
@@ -362,13 +378,15 @@ def test_closing_deal() -> None:
     deals = [make_deal(3, {}, "8D"), sweep_deal(3, 0), sweep_deal(3, 1, trump="D")]
     state = new(3, deals, rounds=1, first_dealer=0)
     state = auto_deal(state, {1: "pass", 2: "pass"})
-    assert state["chips"] == [100, 97, 100] and state["pool"] == 3
+    assert state["chips"] == [100, 97, 100] and state["pot"] == 3
     state = auto_deal(state)
-    assert state["pool"] == 9 and state["chips"] == [103, 94, 94] and state["dealer"] == 2
+    assert state["pot"] == 9 and state["chips"] == [103, 94, 94] and state["dealer"] == 2
     assert state["phase"] == "exchange" and state["declared"] == ["stand"] * 3  # closing deal: no declarations
     assert reason(state, mv(0, "pass")) == "wrong_phase"
-    state = auto_deal(state)
-    assert engine.is_finished(state) and state["last"]["looed"] == [0, 2] and state["last"]["loos"] == [0, 0, 0]
+    seen: list[Any] = []
+    state = auto_deal(state, seen=seen)
+    assert engine.is_finished(state) and settled(seen)["looed"] == [0, 2]
+    assert settled(seen)["changes"] == [0, 9, -3]  # no loo paid in the closing deal; 2 dealt it
     res = engine.result(state)
     assert res["scores"] == [103, 103, 94] and res["payoffs"] == [3, 3, -6] and res["ranking"] == [0, 1, 2]
     assert res["share_out"] == [0, 0, 0] and res["deals_played"] == 3
@@ -381,7 +399,7 @@ def test_until_no_loo_stops_after_a_deal_without_loo() -> None:
     for _ in range(3):
         state = auto_deal(state)
     assert not engine.is_finished(state) and state["deal_no"] == 4
-    assert state["chips"] == [85, 118, 88] and state["pool"] == 9
+    assert state["chips"] == [85, 118, 88] and state["pot"] == 9
     state = auto_deal(state, {1: "pass", 2: "pass"})
     assert engine.is_finished(state)
     assert engine.result(state)["scores"] == [94, 118, 88]
@@ -394,8 +412,8 @@ def test_until_no_loo_cap_and_leftover_split() -> None:
         state = auto_deal(state)
     assert engine.is_finished(state) and state["deal_no"] == 4
     res = engine.result(state)
-    assert res["share_out"] == [2, 3, 3]  # pool 8: 2 each, odd chips to seats 1, 2 (eldest of deal 4 first)
-    assert sum(res["payoffs"]) == 0 and state["pool"] == 0
+    assert res["share_out"] == [2, 3, 3]  # pot 8: 2 each, odd chips to seats 1, 2 (eldest of deal 4 first)
+    assert sum(res["payoffs"]) == 0 and state["pot"] == 0 and state["pot_shared"] == [2, 3, 3]
 
 
 def test_until_no_loo_ends_at_schedule_without_loo() -> None:
@@ -467,7 +485,7 @@ def test_invalid_deals(deal: Any) -> None:
 def test_explicit_deal_layout() -> None:
     deal = make_deal(4, {2: ["AS", "KS", "QS"]}, "8D", stock_top=("2H", "3H"))
     state = new(deals=[deal])
-    assert state["hands"] == deal["hands"] and state["turnup"] == "8D" and state["rest"][:2] == ["2H", "3H"]
+    assert state["hands"] == deal["hands"] and state["turn_up"] == "8D" and state["rest"][:2] == ["2H", "3H"]
     assert len(state["rest"]) == 39
 
 
@@ -479,7 +497,7 @@ def test_seeded_deals_reproducible() -> None:
     cards = shuffled(STANDARD_PACK, "c0ffee", "irish_loo/0")
     for k in range(15):
         assert a["hands"][(2 + 1 + k) % 5][k // 5] == cards[k]
-    assert a["turnup"] == cards[15] and a["rest"] == cards[16:]
+    assert a["turn_up"] == cards[15] and a["rest"] == cards[16:]
 
 
 # ----- forged states -------------------------------------------------------------------
@@ -512,15 +530,34 @@ def forgeries() -> list[tuple[str, Any]]:
         hand = s["hands"][1]
         hand[hand.index("2H")] = t[1][1]
         t[1][1] = "2H"
+    def illegal_logged_follow(s: dict[str, Any]) -> None:  # the same, in the deal's record too
+        illegal_follow(s)
+        s["log"][s["log"].index("KH")] = "2H"
+
+    def carried(key: str, change: Any) -> Any:
+        """Forge a total carried into the deal, in ``before`` and in the deal alike."""
+        def f(s: dict[str, Any]) -> None:
+            for totals in (s, s["before"]):
+                totals[key] = change(totals[key])
+        return f
+
     return [
         ("duplicate card", swap_card), ("chips not conserved", steal_chip), ("stock hidden", hide_from_stock),
         ("missing key", drop_key), ("extra key", set_(["miss"], [])), ("dealer as bool", set_(["dealer"], True)),
         ("wrong dealer", set_(["dealer"], 0)), ("bad phase", set_(["phase"], "declare")),
-        ("refilled flag", set_(["refilled"], True)), ("drawn count", set_(["drawn", 0], 2)),
+        ("drawn count", set_(["drawn", 0], 2)),
         ("trick winner", wrong_winner), ("illegal follow", illegal_follow),
-        ("joker", set_(["turnup"], "JK")), ("pool", set_(["pool"], 4)), ("last", set_(["last"], {"deal": 1})),
+        ("illegal follow logged", illegal_logged_follow), ("log entry not a move", set_(["log", 0], [0, "stand", 1])),
+        ("log entry unknown", set_(["log", 0], 7)), ("log cut short", lambda s: s["log"].pop()),
+        ("joker", set_(["turn_up"], "JK")), ("pot", set_(["pot"], 4)),
         ("declared", set_(["declared", 3], "defend")), ("dealings", set_(["dealings"], 2)),
-        ("share_out early", set_(["share_out"], [0, 0, 0, 0])), ("over early", set_(["phase"], "over")),
+        ("pot_shared early", set_(["pot_shared"], [0, 0, 0, 0])), ("over early", set_(["phase"], "over")),
+        ("before missing", set_(["before"], {})), ("before pot", carried("pot", lambda p: p + 1)),
+        ("before deal_no", carried("deal_no", lambda k: k + 8)),
+        ("before dealings huge", carried("dealings", lambda k: 2**62)),
+        ("before chips moved", carried("chips", lambda c: [c[0] + 5, c[1] - 5, *c[2:]])),
+        ("before chips past the bound", carried("chips", lambda c: [c[0] + 2**60, c[1] - 2**60, *c[2:]])),
+        ("before chips not whole", carried("chips", lambda c: [c[0] + 0.5, c[1] - 0.5, *c[2:]])),
     ]
 
 
@@ -558,8 +595,8 @@ def test_forged_declarations_rejected() -> None:
 def test_forged_finished_state_rejected() -> None:
     state = auto_deal(new(3, [sweep_deal(3, 1)], first_dealer=0, end_mode="bust", starting_chips=5))
     engine.check_state(G, state)
-    for key, value in (("share_out", [3, 2, 1]), ("chips", [2, 10, 4]), ("last", dict(state["last"], gains=[0, 2, 1])),
-                       ("phase", "play"), ("share_out", [2, True, 2])):
+    for key, value in (("pot_shared", [3, 2, 1]), ("chips", [2, 10, 4]), ("pot", 1),
+                       ("phase", "play"), ("pot_shared", [2, True, 2])):
         with pytest.raises(InvalidState):
             engine.check_state(G, dict(engine.clone(state), **{key: value}))
 
@@ -571,7 +608,7 @@ def test_views_hide_stock_thrown_and_discards() -> None:
     for seat in [None, *range(10)]:
         view = engine.view(state, seat)
         assert "rest" not in view and "seed" not in view and view["stock_size"] == len(state["rest"])
-        assert view["turnup"] == "5H"
+        assert view["turn_up"] == "5H"
         secret = set(state["rest"])
         for s in range(10):
             if s != seat:
@@ -612,6 +649,42 @@ def test_random_play_conserves_chips_and_legality(n: int, options: dict[str, Any
                         engine.apply(state, mv(seat, "play", card=card))
             state, _ = engine.apply(state, rng.choice(legal))
             engine.check_state(G, state)
-            assert sum(state["chips"]) + state["pool"] == total
+            assert sum(state["chips"]) + state["pot"] == total
         res = engine.result(state)
-        assert sum(res["payoffs"]) == 0 and state["pool"] == 0 and sum(res["scores"]) == total
+        assert sum(res["payoffs"]) == 0 and state["pot"] == 0 and sum(res["scores"]) == total
+
+
+# ----- the contract's order of refusals ------------------------------------------------------
+def test_refusals_follow_the_contracts_precedence() -> None:
+    """Turn and phase come before the move's parameters (API.md): a move out of turn with parameters that
+    are not valid is ``not_your_turn``; in the wrong phase, ``wrong_phase``."""
+    state = new(deals=[make_deal(4, {}, "8D")])
+    assert reason(state, mv(0, "exchange", cards=["XX"])) == "wrong_phase"
+    assert reason(state, mv(9, "shuffle")) == "unknown_action"
+    assert reason(state, mv(9, "stand")) == "invalid_parameters"
+    assert reason(state, mv(1, "stand", extra=1)) == "not_your_turn"
+    state = new(deals=[make_deal(4, {}, "8C")])  # Club Law: the exchange at once
+    assert reason(state, mv(2, "exchange", cards="4D")) == "not_your_turn"
+    assert reason(state, mv(2, "exchange")) == "not_your_turn"
+    assert reason(state, mv(0, "exchange", cards="4D")) == "invalid_parameters"
+    assert reason(state, mv(0, "exchange")) == "invalid_parameters"
+    state = exchange_none(state)
+    assert reason(state, mv(1, "play", card="XX")) == "not_your_turn"
+    assert reason(state, mv(0, "play", card="XX")) == "invalid_parameters"
+
+
+# ----- counts stay within 2^53 - 1 (the safe-integer ruling of §6) ----------------------------
+@pytest.mark.parametrize("end_mode", ["closing_deal", "until_no_loo"])
+def test_unlimited_loo_past_the_safe_bound_ends_the_match_in_range(end_mode: str) -> None:
+    """Unlimited Loo's pot doubles with each loo; a match of sweeps (Club Law: everybody plays, one seat wins
+    every trick) would pass 2^53 - 1 after some fifty deals. The deal whose settlement would leave no room is
+    settled as a closing deal (nobody pays a loo), the match ends, every count on the way stays within the
+    bound, every state is accepted, and replaying the moves gives the same match."""
+    n, opts = 3, {"unlimited": True, "rounds": 40, "end_mode": end_mode, "first_dealer": 0}
+    deals = [sweep_deal(n, (k + 1) % n) for k in range(70)]
+    state = new(n, deals, **opts)
+    state, moves = play_to_the_limit(G, state, lambda s: engine.legal_moves(s)[0], 40 * n)
+    replayed = engine.new_match(G, n, opts, "5eed", deals)
+    for move in moves:
+        replayed, _ = engine.apply(replayed, move)
+    assert replayed == state

@@ -11,7 +11,7 @@ from service import engine
 from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
 from service.engine.cards import STANDARD_PACK
 from service.engine.rng import shuffled
-from tests.engine.playout import concrete, leaks
+from tests.engine.playout import concrete, leaks, play_to_the_limit
 
 GAME = "three_card_loo"
 SEED = "5eed"
@@ -774,36 +774,19 @@ def _looing_deals(n: int, count: int) -> list[dict[str, Any]]:
     return deals
 
 
+def standing(state: dict[str, Any]) -> dict[str, Any]:
+    """Everybody stands; cards in the order of the legal moves."""
+    return next(m for m in engine.legal_moves(state) if m["action"] in ("stand", "play"))
+
+
 @pytest.mark.parametrize("end_mode", ["closing_deal", "until_no_loo"])
 def test_unlimited_loo_past_the_safe_bound_ends_the_match_in_range(end_mode: str) -> None:
     """Unlimited Loo's pot doubles with each loo; a match long enough would pass 2^53 - 1. The deal whose
     settlement would leave no room is settled as a closing deal (nobody pays a loo), the match ends, every
     state and event on the way stays within the bound, and every state is accepted."""
-    bound = 2**53 - 1
     n, opts = 3, {"unlimited": True, "rounds": 40, "end_mode": end_mode, "first_dealer": 0}
     state = engine.new_match(GAME, n, opts, SEED, _looing_deals(n, 70))
-    moves, limit, stake = [], None, 0
-    while not engine.is_finished(state):
-        move = next(m for m in engine.legal_moves(state) if m["action"] in ("stand", "play"))
-        stake = state["pot"]
-        state, events = engine.apply(state, move)
-        moves.append(move)
-        engine.check_state(GAME, state)
-        assert all(abs(c) <= bound for c in state["chips"]) and 0 <= state["pot"] <= bound
-        for e in events:
-            assert all(abs(v) <= bound for v in e.get("changes", []))
-            if e["type"] == "limit_reached":
-                limit = (state["deal_no"], events)
-    assert limit is not None, "the match should have reached the bound"
-    deal_no, events = limit
-    assert deal_no < 40 * n  # long before the scheduled end
-    types = [e["type"] for e in events]
-    assert types[-3:] == ["limit_reached", "deal_settled", "match_over"]
-    settled = events[-2]
-    assert settled["looed"] == [] and min(settled["changes"]) >= -3  # no loo paid; the dealer's ante only
-    res = engine.result(state)
-    assert res is not None and sum(res["payoffs"]) == 0 and max(map(abs, res["scores"])) <= bound
-    assert stake > bound // 8  # the last deal was played for a pot that a loo or two would take past the bound
+    state, moves = play_to_the_limit(GAME, state, standing, 40 * n)
     replayed = engine.new_match(GAME, n, opts, SEED, _looing_deals(n, 70))
     for move in moves:
         replayed, _ = engine.apply(replayed, move)
