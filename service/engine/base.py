@@ -287,9 +287,11 @@ class Game:
         before = need_dict(state.get("before"), "before")
         need(set(before) == set(self.kept), "'before' must hold every value carried between deals.")
         # the core values are read, never changed, by a deal and its moves (explicit deals are copied when
-        # dealt): only the carried values the replay will change need copies
+        # dealt): only the carried values the replay will change need copies. The keys go in a new match's
+        # order (log and before after the core keys), so that the rebuilt state serialises alike.
         start: State = {k: state[k] for k in CORE_KEYS}
-        start.update(clone(before))
+        start.update(log=[], before={})
+        start.update({k: clone(before[k]) for k in self.kept})
         need_int(start["dealings"], "dealings", 0, MAX_DEALINGS)
         self.check_carried(start)
         start["phase"] = ""
