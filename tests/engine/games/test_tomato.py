@@ -12,6 +12,7 @@ import pytest
 from service import engine
 from service.engine import InvalidDeal, InvalidOptions, InvalidState
 from service.engine.cards import SPANISH_PACK
+from service.engine.games.tomato import IN_DEAL, SAFE, rightwards
 from service.engine.rng import shuffled
 
 from ..playout import concrete, expect_illegal, leaks
@@ -62,16 +63,18 @@ def legal_cards(state: dict[str, Any], seat: int) -> list[str]:
 
 
 def settlement(events: list[dict[str, Any]]) -> dict[str, Any]:
-    found = [e for e in events if e["type"] == "settlement"]
+    found = [e for e in events if e["type"] == "deal_settled"]
     assert len(found) == 1
     return found[0]
 
 
 def with_pot(state: dict[str, Any], extra: int, payer: int = 1) -> dict[str, Any]:
-    """The same deal with ``extra`` chips carried in the pot (taken from ``payer``'s balance, so conserved)."""
+    """The same deal with ``extra`` chips carried in the pot (taken from ``payer``'s balance, so conserved),
+    as if earlier deals had left them there: the totals before the deal are changed too."""
     state = engine.clone(state)
-    state["pot"] += extra
-    state["chips"][payer] -= extra
+    for totals in (state, state["before"]):
+        totals["pot"] += extra
+        totals["chips"][payer] -= extra
     engine.check_state(GAME, state)
     return state
 
@@ -145,9 +148,10 @@ def test_S4_bidder_makes_one_trick() -> None:
     state, _ = act(state, (0, "pass"), (3, "take", 1), (2, "stand"), (1, "pass"))
     before = list(state["chips"])
     state, events = act(state, *plays((3, "4C"), (2, "AC"), (2, "2H"), (3, "4H"), (3, "5D"), (2, "7D")))
-    assert [e["winner"] for e in events if e["type"] == "trick"] == [2, 3, 2]
+    assert [e["winner"] for e in events if e["type"] == "trick_won"] == [2, 3, 2]
     paid = settlement(events)
     assert paid["received"] == [0, 0, 6, 3] and paid["tomatoes"] == [{"seat": 3, "amount": 6}] and paid["pot"] == 6
+    assert paid["changes"] == [-3, 0, 6, -3] and paid["outcome"] == "played"  # the dealer's ante is this deal's
     ante = [0, 0, 0, 3]  # seat 3 deals next
     assert [state["chips"][s] - before[s] + ante[s] for s in range(4)] == [0, 0, 6, -3]
     assert state["pot"] == 6 + 3
@@ -162,7 +166,7 @@ def test_S5_odd_chips_to_first_trick_and_tomato() -> None:
     before = list(state["chips"])
     state, events = act(state, *plays((3, "4C"), (2, "5C"), (1, "AC"), (1, "2H"), (3, "AH"), (2, "6S"),
                                       (3, "5D"), (2, "7S"), (1, "4D")))
-    assert [e["winner"] for e in events if e["type"] == "trick"] == [1, 3, 3]
+    assert [e["winner"] for e in events if e["type"] == "trick_won"] == [1, 3, 3]
     paid = settlement(events)
     assert paid["received"] == [0, 4, 0, 6] and paid["tomatoes"] == [{"seat": 2, "amount": 10}]
     assert paid["pot"] == 10
@@ -182,6 +186,7 @@ def test_S6_lone_bidder_undefended_wins_pot() -> None:
         state, events = act(state, (seat, "decline"))
     paid = settlement(events)
     assert paid["received"] == [3, 0, 0, 0] and paid["pot"] == 0
+    assert paid["changes"] == [0, 0, 0, 0] and paid["outcome"] == "undefended"  # his own ante came back
     assert state["chips"][0] - before[0] == 3 and state["dealer"] == 3 and state["pot"] == 3
 
 
@@ -231,7 +236,10 @@ def test_S8_all_pass_scraps_the_deal() -> None:
     state, more = act(state, (1, "pass"))
     events += more
     assert not any("turn_up" in e or "trump" in e for e in events)
-    assert {"type": "scrapped", "deal": 1, "pot": 3} in events
+    assert events[-2] == {"type": "deal_settled", "deal": 1, "dealer": 0, "changes": [-3, 0, 0, 0], "unit": "chips",
+                          "outcome": "scrapped", "received": [0, 0, 0, 0], "tomatoes": [], "pot": 3,
+                          "side_pots": []}
+    assert events[-1] == {"type": "deal_started", "deal": 2, "dealer": 3, "ante": 3, "side_pot_merged": 0, "pot": 6}
     assert state["dealer"] == 3 and state["pot"] == 6 and state["chips"] == [97, 100, 100, 97]
     assert state["phase"] == "take" and engine.to_act(state) == [3]
 
@@ -241,7 +249,7 @@ def test_S9_first_leader_is_first_active_to_dealers_right() -> None:
     state = start()
     state, _ = act(state, (0, "take", 2), (3, "pass"), (2, "stand"), (1, "pass"))
     assert state["phase"] == "play" and engine.to_act(state) == [2]
-    assert TOMATO.active(state) == [2, 0]
+    assert IN_DEAL.size(state) == 2 and [IN_DEAL.next_seat(state, s) for s in (2, 0)] == [0, 2]
 
 
 # ----- S10 side-pots -------------------------------------------------------------------------------
@@ -252,7 +260,7 @@ def test_S10_side_pot_merges_when_main_pot_emptied() -> None:
     state, events = act(state, *plays((3, "AC"), (2, "2C"), (3, "AH"), (2, "2H"), (3, "5D"), (2, "4S")))
     paid = settlement(events)
     assert paid["received"] == [0, 0, 0, 9] and paid["pot"] == 0 and paid["side_pots"] == [9]
-    deal_event = [e for e in events if e["type"] == "deal"][0]
+    deal_event = [e for e in events if e["type"] == "deal_started"][0]
     assert deal_event["side_pot_merged"] == 9 and state["pot"] == 12 and state["side_pots"] == []
 
 
@@ -261,8 +269,9 @@ def test_S10_side_pot_waits_while_main_pot_not_empty() -> None:
     state = start(deal({3: BIDDER, 1: ["QS", "KS", "JS"]}, stock=("2C", "6D", "4S")), side_pots=True,
                   defended_pot="shares")
     state = engine.clone(state)
-    state["side_pots"] = [9]
-    state["chips"][2] -= 9
+    for totals in (state, state["before"]):  # as if an earlier deal had left a side-pot of 9
+        totals["side_pots"] = [9]
+        totals["chips"][2] -= 9
     state = with_pot(state, 6, payer=2)
     state, _ = act(state, (0, "pass"), (3, "take", 1), (2, "pass"), (1, "pass"), (2, "decline"), (1, "defend"))
     state, events = act(state, *plays((1, "2C"), (3, "AC"), (3, "AH"), (1, "6D"), (1, "4S"), (3, "5D")))
@@ -310,7 +319,8 @@ def test_bidder_right_of_dealer_goes_straight_to_defence() -> None:
     state, _ = act(state, (0, "pass"), (3, "pass"), (2, "pass"), (1, "take", 0))
     assert state["phase"] == "defend" and engine.to_act(state) == [0]  # offers 0, 3, 2: blind passers may defend
     state, _ = act(state, (0, "decline"), (3, "defend"))
-    assert state["phase"] == "play" and engine.to_act(state) == [3] and TOMATO.active(state) == [3, 1]
+    assert state["phase"] == "play" and engine.to_act(state) == [3] and IN_DEAL.size(state) == 2
+    assert [IN_DEAL.next_seat(state, s) for s in (3, 1)] == [1, 3]
 
 
 def test_trick_goes_right_skipping_inactive_seats_and_winner_leads() -> None:
@@ -336,6 +346,36 @@ def test_reason_code_order_for_take() -> None:
     expect_illegal(state, {"seat": 3, "action": "pass"}, "not_your_turn")
 
 
+def test_refusals_follow_the_contract_order() -> None:
+    state = start()
+    expect_illegal(state, {"seat": 1, "action": "take"}, "not_your_turn")  # turn before parameters
+    expect_illegal(state, {"seat": 9, "action": "fly"}, "unknown_action")
+    expect_illegal(state, {"seat": 9, "action": "pass"}, "invalid_parameters")
+    expect_illegal(state, {"seat": 1, "action": "play", "card": "ZZ"}, "wrong_phase")
+
+
+def test_safe_integers_end_the_match_before_a_count_can_pass_2_53() -> None:
+    """Our ruling (the spec is silent): a tomato pays the whole pot, so pots can multiply; the match ends after
+    a deal that leaves a pot, side-pot or balance beyond 2^47, and no count ever passes 2^53 - 1."""
+    board = deal({0: ["QS", "KS", "JS"], 3: ["4C", "2S", "AH"], 2: ["5C", "6S", "7S"], 1: ["AC", "2H", "4D"]})
+    state = start(deal(), board, first_dealer=1)
+    state, _ = act(state, *[(s, "pass") for s in (1, 0, 3, 2)])   # deal 1 scrapped; deal 2 is S5's, dealer 0
+    pot = SAFE - 1                                                 # as if long play had grown the pot this far
+    rest = 400 - pot
+    state["before"] = {"dealings": 1, "deal_no": 1, "chips": [rest // 4] * 3 + [rest - 3 * (rest // 4)],
+                       "pot": pot, "side_pots": []}
+    state = TOMATO.rebuild(state)
+    engine.check_state(GAME, state)
+    assert state["pot"] == SAFE + 2
+    state, events = act(state, (0, "pass"), (3, "take", 1), (2, "stand"), (1, "stand"),
+                        *plays((3, "4C"), (2, "5C"), (1, "AC"), (1, "2H"), (3, "AH"), (2, "6S"),
+                               (3, "5D"), (2, "7S"), (1, "4D")))
+    assert settlement(events)["tomatoes"] == [{"seat": 2, "amount": SAFE + 2}]
+    assert settlement(events)["pot"] == SAFE + 2 and events[-1]["reason"] == "safe_integers"
+    assert engine.is_finished(state) and state["pot"] == 0
+    assert all(abs(c) <= 2**53 - 1 for c in state["chips"]) and sum(engine.result(state)["payoffs"]) == 0
+
+
 def test_card_not_in_hand() -> None:
     state = start()
     state, _ = act(state, (0, "take", 0), (3, "stand"), (2, "pass"), (1, "pass"))
@@ -348,17 +388,17 @@ def test_card_not_in_hand() -> None:
 def test_match_ends_after_rounds_times_n_deals_and_shares_the_pot() -> None:
     state = start(n=4, rounds=1)
     for _ in range(3):
-        state, _ = act(state, *[(s, "pass") for s in TOMATO.take_order(state)])
+        state, _ = act(state, *[(s, "pass") for s in rightwards(state["dealer"], 4)])
     assert state["deal_no"] == 4 and state["dealer"] == 1 and state["pot"] == 12
     state = with_pot(state, 2, payer=2)
-    state, events = act(state, *[(s, "pass") for s in TOMATO.take_order(state)])
+    state, events = act(state, *[(s, "pass") for s in rightwards(state["dealer"], 4)])
     assert state["phase"] == "over" and engine.legal_moves(state) == [] and engine.to_act(state) == []
     assert state["shared"] == [4, 3, 3, 4]  # odd chips to seats 0 then 3 (first player of the last deal on)
     res = engine.result(state)
     assert res is not None
     assert res["scores"] == [101, 100, 98, 101] and res["payoffs"] == [1, 0, -2, 1]
     assert res["ranking"] == [0, 3, 1, 2] and sum(res["payoffs"]) == 0
-    assert {"type": "match_over", "shared": [4, 3, 3, 4]} in events
+    assert events[-1] == {"type": "match_over", "reason": "deals", "pot_shared": [4, 3, 3, 4]}
     expect_illegal(state, {"seat": 0, "action": "pass"}, "match_over")
 
 
@@ -420,7 +460,7 @@ def test_bad_explicit_deals_are_refused(bad: Any) -> None:
 
 def test_explicit_deal_for_ten_players() -> None:
     state = start(deal(n=10), n=10)
-    assert len(state["rest"]) == 10 and all(len(h) == 3 for h in state["hands"])
+    assert state["rest"] == deal(n=10)["rest"][:4] and all(len(h) == 3 for h in state["hands"])
 
 
 # ----- seeded deals --------------------------------------------------------------------------------------
@@ -431,7 +471,7 @@ def test_seeded_deals_are_reproducible_and_follow_the_deal_order() -> None:
     cards = shuffled(SPANISH_PACK, "c0ffee", "tomato/0")
     for k in range(15):
         assert a["hands"][(2 - 1 - k % 5) % 5][k // 5] == cards[k]
-    assert a["rest"] == cards[15:]
+    assert a["rest"] == cards[15:19]  # the trump card and the three a defender would draw; no more is used
     assert engine.new_match(GAME, 5, {"first_dealer": 2}, "c0ffef")["hands"] != a["hands"]
 
 
@@ -449,7 +489,7 @@ def test_views_hide_every_hand_during_the_blind_take() -> None:
         view = engine.view(state, seat)
         own = set(state["hands"][seat]) if seat is not None else set()
         assert not leaks(view, set(SPANISH_PACK) - own)
-        assert view["turn_up"] == {"rank": "5", "suit": "D"} and view["trump"] == "D"
+        assert view["turn_up"] == {"rank": "5", "suit": "D"} and view["trump"] == "D" and view["turn"] == 2
     assert engine.view(state, 3)["hands"][3] == ["4C", "AH", "5D"]
     assert engine.view(state, 2)["hands"][2] == state["hands"][2]
 
@@ -485,8 +525,24 @@ def _forge(change: str) -> dict[str, Any]:
     elif change == "wrong_winner":  # the trick in progress taken back, so only the winner is wrong
         s["hands"][1].append(s["trick"]["plays"].pop()[1])
         s["tricks"][0]["winner"] = 3
-    elif change == "bool_winner":
-        s["tricks"][0]["winner"] = True
+    elif change == "log_card_changed":
+        s["log"][-1] = "4D"
+    elif change == "log_move_illegal":  # seat 2 held 5C but is logged as renouncing with 6S
+        s["log"][5] = "6S"
+    elif change == "log_cut_short":
+        s["log"].pop()
+    elif change == "log_entry_malformed":
+        s["log"][1] = [3, "take"]
+    elif change == "before_missing":
+        del s["before"]
+    elif change == "before_chips_not_conserved":
+        s["before"]["chips"][0] += 1
+    elif change == "before_side_pot_option_off":
+        s["before"]["side_pots"] = [3]
+        s["before"]["chips"][0] -= 3
+    elif change == "before_beyond_the_bound":
+        s["before"]["chips"][0] += 2**50
+        s["before"]["chips"][1] -= 2**50
     elif change == "illegal_card_in_trick":  # seat 2 held 5C but renounced with 6S
         s["tricks"][0]["plays"][1][1] = "6S"
         s["hands"][2] = ["5C", "7S"]
@@ -528,7 +584,9 @@ def _forge(change: str) -> dict[str, Any]:
     return s
 
 
-FORGERIES = ["chips_not_conserved", "pot_below_ante", "duplicate_card", "wrong_winner", "bool_winner",
+FORGERIES = ["chips_not_conserved", "pot_below_ante", "duplicate_card", "wrong_winner", "log_card_changed",
+             "log_move_illegal", "log_cut_short", "log_entry_malformed", "before_missing",
+             "before_chips_not_conserved", "before_side_pot_option_off", "before_beyond_the_bound",
              "illegal_card_in_trick", "out_of_turn_trick", "passer_in_trick", "turn_up_not_with_bidder",
              "two_bidders", "calls_out_of_order", "wrong_dealer", "wrong_phase", "over_without_share",
              "shared_before_over", "side_pot_option_off", "defender_in_contested_deal", "hand_too_big",
@@ -543,6 +601,25 @@ def test_unforged_state_is_valid() -> None:
 def test_forged_states_are_refused(change: str) -> None:
     with pytest.raises(InvalidState):
         engine.check_state(GAME, _forge(change))
+
+
+def test_a_bust_match_cannot_go_on() -> None:
+    """Totals before a deal that should have ended the match (bust mode, a balance at 0) are refused."""
+    state = start(deal(), deal(), starting_chips=4, end_mode="bust")
+    state, _ = act(state, *[(s, "pass") for s in (0, 3, 2, 1)])
+    assert state["deal_no"] == 2 and state["before"]["chips"] == [1, 4, 4, 4]
+    state["before"]["chips"] = [0, 4, 4, 5]
+    state["chips"] = [0, 4, 4, 2]
+    with pytest.raises(InvalidState):
+        engine.check_state(GAME, state)
+
+
+def test_a_bool_for_a_seat_is_never_adjudicated() -> None:
+    """True equals 1 in Python, so a state with a bool for a trick winner may pass the comparison with its
+    rebuilt self; the state adjudicated is then the rebuilt one, with the seat number."""
+    forged = _midplay()
+    forged["tricks"][0]["winner"] = True
+    assert type(engine.check_state(GAME, forged)["tricks"][0]["winner"]) is int
 
 
 def test_forged_take_phase_states_are_refused() -> None:
