@@ -82,14 +82,9 @@ def apply(state: State, move: Any, *, in_place: bool = False) -> tuple[State, li
     if state["phase"] == OVER:
         raise IllegalMove("match_over", "The match is over: no more moves can be made.")
     events: list[Event] = []
-    if game.flow:
-        step = game.route(state, move)  # refusals before the copy: a refused move costs no copy of the state
-        new = state if in_place else clone(state)
-        game.play_move(new, move, events, step)
-        return new, events
-    parsed = game.parse_move(move, state)
+    step = game.route(state, move)  # refusals before the copy: a refused move costs no copy of the state
     new = state if in_place else clone(state)
-    game.dispatch(new, parsed, events)
+    game.play_move(new, move, events, step)
     return new, events
 
 

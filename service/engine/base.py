@@ -45,7 +45,7 @@ from .checks import need, need_cards, need_dict, need_exact_keys, need_int, need
 from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
 from .flow import Phase, Step
 from .flow import not_your_turn as turn_refusal
-from .moves import Action, Move, check_params, parse_move, read_action
+from .moves import Action, Move, check_params, read_action
 from .options import FIRST_DEALER, Option, Options, OptionsKey, from_key, options_key, read_options
 from .rng import seed_bytes, shuffled
 
@@ -314,16 +314,6 @@ class Game:
             current.append(canonical)
             events.clear()
         return start
-
-    def dispatch(self, state: State, move: Move, events: list[Event]) -> None:
-        """Route a well-formed move to its phase's handler (``wrong_phase`` when it has none)."""
-        handler = self.phases.get(state["phase"], {}).get(move["action"])
-        if handler is None:
-            raise IllegalMove("wrong_phase", f"'{move['action']}' is not possible now ({state['phase']} phase).")
-        handler(state, move, events)
-
-    def parse_move(self, raw: Any, state: State) -> Move:
-        return parse_move(raw, self.actions, state["players"])
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret. On the core's flow

@@ -1,6 +1,6 @@
 """Moves: the JSON objects clients send, ``{"seat": 1, "action": "play", "card": "QS"}``.
 
-Each game declares its vocabulary as ``Action`` values; ``parse_move`` checks a move against it
+Each game declares its vocabulary as ``Action`` values; ``read_action`` and ``check_params`` check a move against it
 before any rule is consulted, so a game's handlers only ever see well-formed moves.
 """
 from __future__ import annotations
@@ -125,35 +125,3 @@ def check_params(raw: Move, spec: Action, action: str) -> None:
         missing = [k for k in spec.required if k not in raw]
         if missing:
             raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
-
-
-def parse_move(raw: Any, vocabulary: Mapping[str, Action], players: int) -> Move:
-    """The move itself when it is well formed for this game; else IllegalMove.
-
-    Reasons: ``invalid_parameters`` (not an object, bad seat, bad or missing parameter) and
-    ``unknown_action`` (a verb this game does not have).
-    """
-    if type(raw) is not dict:
-        raise IllegalMove("invalid_parameters", "A move must be a JSON object with 'seat' and 'action'.")
-    seat = raw.get("seat")
-    if type(seat) is not int or not 0 <= seat < players:  # type() also refuses bool, an int subclass
-        raise IllegalMove("invalid_parameters", f"'seat' must be a seat number from 0 to {players - 1}.")
-    action = raw.get("action")
-    spec = vocabulary.get(action) if type(action) is str else None
-    if spec is None:
-        verbs = ", ".join(vocabulary)
-        raise IllegalMove("unknown_action", f"This game has no action {action!r}; its actions are: {verbs}.",
-                          action=action if isinstance(action, str) else None)
-    params = spec.params
-    for key, value in raw.items():
-        if key == "seat" or key == "action":
-            continue
-        param = params.get(key)
-        if param is None:
-            raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
-        if not param.valid(value):
-            raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
-    if len(raw) != len(params) + 2:  # every key was checked above, so a shortfall is a missing parameter
-        missing = [k for k in params if k not in raw]
-        raise IllegalMove("invalid_parameters", f"'{action}' needs '{missing[0]}'.")
-    return raw
