@@ -282,29 +282,36 @@ def echo_redis_lane_scenario(svc: Service, floor: dict[str, Any]) -> dict[str, A
             "requests": [loadgen.raw_request("POST", "/bench/echo-redis-lane", body)]}
 
 
+def new_session(svc: Service, game: tuple[str, int, dict[str, Any]], seed: str, moves_each: int
+                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A session created with ``seed`` (its ``POST /v1/sessions`` answer) and its next ``moves_each`` legal moves,
+    computed from the same seed with the engine."""
+    game_id, players, options = game
+    status, resp = svc.call("POST", "/v1/sessions", {"game": game_id, "players": players, "options": options,
+                                                     "seed": seed})
+    if status != 201:
+        raise RuntimeError(f"POST /v1/sessions answered {status}: {resp[:300]!r}")
+    rng = random.Random(seed)
+    state = engine.new_match(game_id, players, options, seed)
+    moves = []
+    for _ in range(moves_each):
+        move = concrete(rng.choice(engine.legal_moves(state)), rng)
+        state, _ = engine.apply(state, move, in_place=True)
+        moves.append(move)
+    return orjson.loads(resp), moves
+
+
 def session_requests(svc: Service, sessions: int, moves_each: int) -> tuple[list[bytes], int]:
     """``sessions`` new sessions and, for each, its next ``moves_each`` legal moves (computed from the same
     seed with the engine), interleaved: move k of every session, then move k+1 of every session."""
-    game_id, players, options = SESSION_GAME
 
     def create(i: int) -> list[bytes]:
         seed = f"{i:08x}{random.getrandbits(96):024x}"  # a session seed has 128 bits at least
-        status, resp = svc.call("POST", "/v1/sessions", {"game": game_id, "players": players, "options": options,
-                                                         "seed": seed})
-        if status != 201:
-            raise RuntimeError(f"POST /v1/sessions answered {status}: {resp[:300]!r}")
-        created = orjson.loads(resp)
+        created, moves = new_session(svc, SESSION_GAME, seed, moves_each)
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         path = f"/v1/sessions/{created['id']}/moves"
-        rng = random.Random(seed)
-        state = engine.new_match(game_id, players, options, seed)
-        reqs = []
-        for _ in range(moves_each):
-            move = concrete(rng.choice(engine.legal_moves(state)), rng)
-            state, _ = engine.apply(state, move, in_place=True)
-            reqs.append(loadgen.raw_request("POST", path, orjson.dumps({"move": move}),
-                                            {"Authorization": f"Bearer {tokens[move['seat']]}"}))
-        return reqs
+        return [loadgen.raw_request("POST", path, orjson.dumps({"move": move}),
+                                    {"Authorization": f"Bearer {tokens[move['seat']]}"}) for move in moves]
 
     with ThreadPoolExecutor(8) as pool:
         per_session = list(pool.map(create, range(sessions + 1)))

@@ -37,8 +37,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import http_bench  # noqa: E402
-from bench.engine_bench import concrete  # noqa: E402
-from service import engine  # noqa: E402
 
 TARGETS = {"rps_ratio_min": 0.8, "p99_ratio_max": 2.0, "wake_p99_ms_max": 50.0}
 WAIT_SESSIONS = 500          # x (2 streams + 2 long-polls) = 2,000 waiting clients
@@ -55,22 +53,9 @@ def raise_open_files() -> None:
 
 def waited_sessions(svc: http_bench.Service, count: int, moves_each: int) -> list[dict[str, Any]]:
     """``count`` sessions, their tokens and their next ``moves_each`` legal moves (from the engine, same seed)."""
-    game_id, players, options = GAME
-
     def make(i: int) -> dict[str, Any]:
-        seed = f"{random.getrandbits(128):032x}"
-        status, resp = svc.call("POST", "/v1/sessions", {"game": game_id, "players": players, "options": options,
-                                                         "seed": seed})
-        if status != 201:
-            raise RuntimeError(f"POST /v1/sessions answered {status}: {resp[:300]!r}")
-        created = orjson.loads(resp)
-        rng = random.Random(seed)
-        state = engine.new_match(game_id, players, options, seed)
-        moves = []
-        for _ in range(moves_each):
-            move = concrete(rng.choice(engine.legal_moves(state)), rng)
-            state, _ = engine.apply(state, move, in_place=True)
-            moves.append((move["seat"], orjson.dumps({"move": move}).decode()))
+        created, planned = http_bench.new_session(svc, GAME, f"{random.getrandbits(128):032x}", moves_each)
+        moves = [(move["seat"], orjson.dumps({"move": move}).decode()) for move in planned]
         return {"id": created["id"], "tokens": [s["token"] for s in created["seats"]], "version": 0, "moves": moves}
 
     with ThreadPoolExecutor(8) as pool:
