@@ -113,6 +113,22 @@ def check_params(raw: Move, spec: Action, action: str) -> None:
     """The move's other parameters: each known and valid for the action, none missing. A ``ranges`` key (as
     a legal-move entry carries beside a concrete value, docs/events.md) is accepted and ignored."""
     params = spec.params
+    unread = len(raw) - 2  # the usual move: only declared parameters, each valid, none required missing
+    for key, param in params.items():
+        if key in raw:
+            if not param.valid(raw[key]):
+                break
+            unread -= 1
+        elif not param.optional:
+            break
+    else:
+        if unread == 0:
+            return
+    _find_bad_param(raw, params, spec, action)
+
+
+def _find_bad_param(raw: Move, params: Mapping[str, Param], spec: Action, action: str) -> None:
+    """The refusal for the first bad parameter in the move's own order, then the first missing one."""
     for key, value in raw.items():
         if key == "seat" or key == "action" or key == "ranges":
             continue

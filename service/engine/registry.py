@@ -21,8 +21,15 @@ def all_games() -> dict[str, Game]:
     return found
 
 
+_BY_ID: dict[str, Game] = {}  # all_games() once it has been read: a plain lookup on every move
+
+
 def get_game(game_id: str) -> Game:
-    game = all_games().get(game_id)
+    game = _BY_ID.get(game_id)
+    if game is not None:
+        return game
+    _BY_ID.update(all_games())
+    game = _BY_ID.get(game_id)
     if game is None:
         raise UnknownGame(f"There is no game '{game_id}'. Known games: {', '.join(all_games())}.", game=game_id)
     return game

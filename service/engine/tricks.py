@@ -297,12 +297,14 @@ class TrickPlay:
         self.lead_duties, self.explain_lead = lead_duties, explain_lead
         self.winner = winner or self._ranked_winner
         self.after_trick, self.checks = after_trick, checks
+        self._clockwise = next_seat is clockwise  # the common case, inlined in on_turn (called on every move)
 
     # ----- whose turn, what may be played --------------------------------------------------
     def on_turn(self, state: State) -> int:
         plays = state["trick"]["plays"]
         if plays:
-            return self.next_seat(state, plays[-1][0])
+            last = plays[-1][0]
+            return (last + 1) % state["players"] if self._clockwise else self.next_seat(state, last)
         tricks = state["tricks"]
         due = int(tricks[-1]["winner"]) if tricks else self.first_leader(state)
         return due if self.leader is None else self.leader(state, due)

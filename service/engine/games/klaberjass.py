@@ -428,13 +428,20 @@ class Klaberjass(Game):
 
     def play_moves(self, state: State) -> list[Move]:
         moves = self.tricks.moves(state)
-        trump = state["trump"]
-        for i in range(len(moves) - 1, -1, -1):  # the only cards that may carry Bella, listed twice
-            move = moves[i]
-            c = move["card"]
-            if c[1] == trump and c[0] in "KQ" and self.bella_refusal(state, move["seat"], c) is None:
-                moves.insert(i + 1, {**move, "bella": True})
+        if moves:
+            hand = state["hands"][moves[0]["seat"]]
+            for card in ("K" + state["trump"], "Q" + state["trump"]):  # the only cards that may carry Bella
+                if card in hand:
+                    self.list_bella(state, moves, card)
         return moves + self.claims(state)
+
+    def list_bella(self, state: State, moves: list[Move], card: Card) -> None:
+        """A legal play of ``card`` that may declare Bella is listed twice, without and with it."""
+        for i, move in enumerate(moves):
+            if move["card"] == card:
+                if self.bella_refusal(state, move["seat"], card) is None:
+                    moves.insert(i + 1, {**move, "bella": True})
+                return
 
     def bella_refusal(self, state: State, seat: int, card: Card) -> IllegalMove | None:
         """Bella (6.3): the second of the trump K and Q, the first played by the same player (or partner),
@@ -470,9 +477,14 @@ class Klaberjass(Game):
 
     def won(self, state: State, side: int) -> tuple[int, bool]:
         """Card points of the completed tricks ``side`` won, and whether it won any."""
-        n, trump = state["players"], state["trump"]
-        mine = [t for t in state["tricks"] if side_of(n, t["winner"]) == side]
-        return sum(sc.card_points(c, trump) for t in mine for _s, c in t["plays"]), bool(mine)
+        n, points = state["players"], sc.POINTS_UNDER.get(state["trump"], {})  # no trump: no tricks yet
+        total, any_trick = 0, False
+        for trick in state["tricks"]:
+            if side_of(n, trick["winner"]) == side:
+                any_trick = True
+                for _seat, card in trick["plays"]:
+                    total += points[card]
+        return total, any_trick
 
     def deal_points(self, state: State, side: int, last: bool) -> int:
         """m x (card points won + Bella + sequences if credited + the last trick when ``last``)."""

@@ -24,29 +24,44 @@ def card_points(card: Card, trump: str) -> int:
     return (TRUMP_POINTS if card[1] == trump else PLAIN_POINTS)[card[0]]
 
 
+# every card's points under each trump suit, for counting a deal's tricks without a call per card
+POINTS_UNDER = {trump: {rank + suit: card_points(rank + suit, trump) for rank in NATURAL for suit in SUITS}
+                for trump in SUITS}
+
+
 def run_value(run: Sequence[Card]) -> int:
     """A run of exactly three is worth 20, a longer one 50."""
     return 20 if len(run) == 3 else 50
+
+
+def _runs_of(bits: int) -> tuple[tuple[int, int], ...]:
+    """The maximal runs of three or more in an 8-bit rank mask (bit i: rank NATURAL[i]), as (top, length)."""
+    found: list[tuple[int, int]] = []
+    length = 0
+    for r in range(9):  # one past the ace, to close a run that reaches it
+        if bits >> r & 1:
+            length += 1
+        elif length:
+            if length >= 3:
+                found.append((r - 1, length))
+            length = 0
+    return tuple(found)
+
+
+_RUNS_OF_MASK = tuple(_runs_of(bits) for bits in range(256))  # every suit's holding, worked out once
 
 
 def maximal_runs(hand: Sequence[Card]) -> list[Run]:
     """Every run of three or more cards of one suit, consecutive in natural order and not extendable by a
     card of ``hand``; each listed high to low, the runs ordered by their top card (highest first), equal tops
     in suit order C D H S (ruling R29)."""
-    runs: list[Run] = []
-    held = {suit: 0 for suit in SUITS}
+    held = dict.fromkeys(SUITS, 0)
     for c in hand:
         held[c[1]] |= 1 << _STRENGTH[c[0]]
-    for suit, bits in held.items():
-        length = 0
-        for r in range(9):  # one past the ace, to close a run that reaches it
-            if bits >> r & 1:
-                length += 1
-            elif length:
-                if length >= 3:
-                    runs.append([NATURAL[x] + suit for x in range(r - 1, r - 1 - length, -1)])
-                length = 0
-    runs.sort(key=lambda run: (-NATURAL.index(run[0][0]), SUITS.index(run[0][1])))
+    runs = [[NATURAL[x] + suit for x in range(top, top - length, -1)]
+            for suit, bits in held.items() for top, length in _RUNS_OF_MASK[bits]]
+    if len(runs) > 1:
+        runs.sort(key=lambda run: (-_STRENGTH[run[0][0]], SUITS.index(run[0][1])))
     return runs
 
 
