@@ -171,6 +171,11 @@ class Game:
         may name them although they are in another seat's hand. Default: none."""
         return set()
 
+    def seen_cards(self, state: State, seat: int | None) -> set[Card]:
+        """Cards in another seat's hand that ``seat`` (None: a spectator) may see: the exposed cards, and any
+        a game shows to some seats only (a partner's shown card). Default: the exposed cards."""
+        return self.exposed_cards(state)
+
     def check_options(self, options: Options, n: int) -> None:
         """Cross-option checks; raise InvalidOptions."""
 

@@ -178,7 +178,9 @@ def test_a_spectator_never_sees_a_hidden_card(app: Flask, client: FlaskClient, g
                 continue
             state = truth[version]
             shown = card_set(data)
-            others = Counter(c for s, hand in enumerate(state.get("hands", [])) if s != seat for c in hand)
+            seen = engine.get_game(game).seen_cards(state, seat)  # shown to this seat: a partner's card
+            others = Counter(c for s, hand in enumerate(state.get("hands", [])) if s != seat for c in hand
+                             if c not in seen)
             own = Counter(state["hands"][seat]) if seat is not None and state.get("hands") else None
             pack = Counter(engine.get_game(game).pack(state["players"], state["options"]))
             leaked = hidden_copies_shown(data["view"], others, pack, own)

@@ -53,10 +53,10 @@ def test_views_hide_other_hands(game_id: str, players: int) -> None:
             break
         hands = state.get("hands") or []
         hidden_everywhere = Counter(state.get("rest") or []) + Counter(state.get("stock") or [])
-        exposed = game.exposed_cards(state)  # in a hand, but seen by the whole table
         for seat in [None, *range(players)]:
+            seen = game.seen_cards(state, seat)  # in another hand, but shown to this seat (or the whole table)
             hidden = hidden_everywhere + Counter(c for s, h in enumerate(hands) if s != seat for c in h
-                                                 if c not in exposed)
+                                                 if c not in seen)
             view = engine.view(state, seat)
             assert "seed" not in view and "deals" not in view
             own = Counter(hands[seat]) if seat is not None and hands else Counter()
