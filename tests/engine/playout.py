@@ -136,6 +136,16 @@ def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return out
 
 
+def apply_checked(state: State, *moves: dict[str, Any]) -> tuple[State, list[dict[str, Any]]]:
+    """Apply ``moves`` in turn; the events of all of them, and the end state, which must pass ``check_state``."""
+    events: list[dict[str, Any]] = []
+    for move in moves:
+        state, more = engine.apply(state, move)
+        events += more
+    assert engine.check_state(state["game"], engine.clone(state)) == state
+    return state, events
+
+
 def expect_illegal(state: State, move: dict[str, Any], reason: str | None = None) -> str:
     try:
         engine.apply(state, move)

@@ -56,6 +56,10 @@ CASES: list[tuple[str, str, int, dict[str, Any], str]] = [
     ("klaberjass", "two_hand", 2, {}, "7001"),
     ("klaberjass", "three_hand_strict", 3, {"head_trump_lead": True, "overtrump": True, "target": 300}, "7002"),
     ("klaberjass", "partnership", 4, {"bella_timing": "any"}, "7004"),
+    ("alkort", "four_players", 4, {"target_points": 4}, "8001"),
+    ("alkort", "losing_side_difference", 4, {"next_dealer": "losing_side", "settlement": "difference",
+                                            "show_highest": False, "target_points": 3}, "8002"),
+    ("alkort", "stock_exchange", 4, {"stock_exchange": True, "first_dealer": 1, "target_points": 2}, "8003"),
 ]
 
 # Cases that fix their first deals as a club or a duplicate board would (the rest come from the seed).
@@ -81,6 +85,11 @@ DEALS: dict[tuple[str, str], list[dict[str, Any]]] = {
         "hands": [["QS", "KD", "8S", "7S"], ["AC", "7H", "8C", "QD"], ["KC", "KS", "7D", "JS"], ["8D", "TC", "KH", "QH"]],
         "rest": ["JH", "TD", "9D", "TH", "AD", "8H", "9C", "JD", "9H", "9S", "AS", "JC", "7C", "AH", "TS", "QC"]}],
     ("jewel", "explicit_deal_declared"): [_jewel_deal(3, 2)],
+    # Alkort: seats 2 (forehand) and 0 cannot beat a low Eight, so both may be asked for the stock.
+    ("alkort", "stock_exchange"): [{
+        "hands": [["2D", "3C", "4S", "9S", "QC", "KS", "7D", "8H", "3H"], ["2H", "4C", "8S", "9H", "AC", "JC", "6D", "4D", "QH"],
+                  ["2C", "3D", "4H", "9C", "QS", "KH", "7C", "8D", "3S"], ["9D", "AD", "AH", "JD", "JS", "6H", "6S", "KC", "7H"]],
+        "rest": ["KD", "AS", "JH", "6C", "2S", "7S", "QD", "8C"]}],
 }
 
 

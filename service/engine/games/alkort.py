@@ -310,7 +310,7 @@ class Alkort(Game):
 
     def seen_cards(self, state: State, seat: int | None) -> set[Card]:
         partner = self.partner_card(state, seat)
-        return self.exposed_cards(state) | ({partner} if partner not in (None, NONE) else set())
+        return self.exposed_cards(state) | ({partner} if partner is not None and partner != NONE else set())
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
@@ -339,8 +339,8 @@ class Alkort(Game):
             need(isinstance(record, dict), "A deal record must be an object.")
             winners = need_list(record.get("winners"), "winners")
             stock = record.get("stock")
-            need(len(winners) <= TRICKS and all(is_int(w, 0, 3) for w in winners)
-                 and winners and deal_outcome(winners[:-1]) is None and deal_outcome(winners) is not None,
+            need(0 < len(winners) <= TRICKS and all(is_int(w, 0, 3) for w in winners)
+                 and deal_outcome(winners[:-1]) is None and deal_outcome(winners) is not None,
                  "A deal record's trick winners must decide the deal at its last trick.")
             need(stock is None or (opts["stock_exchange"] and is_int(stock, 0, 3)), "A deal record's 'stock' is invalid.")
             expected = deal_record(dealer, stock, winners)

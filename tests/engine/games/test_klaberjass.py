@@ -11,7 +11,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidState
 from service.engine.cards import PIQUET_PACK
 from service.engine.games import klaberjass_scoring as sc
 
-from ..playout import expect_illegal, leaks
+from ..playout import apply_checked, expect_illegal, leaks
 
 GAME = "klaberjass"
 State = dict[str, Any]
@@ -42,12 +42,7 @@ def start(deal: dict[str, Any], n: int = 2, scores: list[int] | None = None, hel
 
 
 def do(state: State, *moves: dict[str, Any]) -> tuple[State, list[dict[str, Any]]]:
-    events: list[dict[str, Any]] = []
-    for move in moves:
-        state, more = engine.apply(state, move)
-        events += more
-    assert engine.check_state(GAME, engine.clone(state)) == state
-    return state, events
+    return apply_checked(state, *moves)
 
 
 def mv(seat: int, action: str, **params: Any) -> dict[str, Any]:
