@@ -75,6 +75,10 @@ class AlkortTable(TrickTable):
     def __init__(self) -> None:
         super().__init__(TrickRules(follow=False))
 
+    def ladder(self, hand: Sequence[Card], plays: Sequence[Play], trump: str | None) -> Ladder:
+        """No duty to follow suit or to beat the trick (R8): any card may be played."""
+        return []
+
     def beats(self, card: Card, best: Card, trump: str | None) -> bool:
         """Does ``card`` beat ``best`` when ``best`` is not the led card (then only a higher card of value)?"""
         return POWER.get(card, 0) > POWER.get(best, 0)
