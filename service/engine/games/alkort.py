@@ -51,7 +51,7 @@ def side_of(seat: int) -> int:
     return seat % 2
 
 
-def friðufær(hand: Sequence[Card]) -> bool:
+def fridufaer(hand: Sequence[Card]) -> bool:
     """Can the hand beat a led low Eight (3.2)? Only a card of value above the low Eights can."""
     return any(POWER.get(c, 0) > LOW_EIGHT for c in hand)
 
@@ -201,7 +201,7 @@ class Alkort(Game):
         state["dealer"] = dealer
         cards = self.next_deal(state)
         hands = cards["hands"]
-        eligible = ([s for s in order_from((dealer + 1) % 4, 4) if not friðufær(hands[s])]
+        eligible = ([s for s in order_from((dealer + 1) % 4, 4) if not fridufaer(hands[s])]
                     if opts["stock_exchange"] else [])
         state.update(hands=hands, rest=cards["rest"], eligible=eligible, asked=0, exchange=None,
                      shown=None, tricks=[], trick={"plays": []})
@@ -247,7 +247,7 @@ class Alkort(Game):
         if keep not in hand:
             named = card_name(keep) if keep in ALL_CODES else repr(keep)
             raise IllegalMove("card_not_in_hand", f"You do not hold the {named}: keep a card of your hand.")
-        if friðufær(hand):  # a well-formed state never asks such a seat (R16)
+        if fridufaer(hand):  # a well-formed state never asks such a seat (R16)
             raise IllegalMove("not_eligible", "Your hand can beat a low Eight: you may not take the stock.")
         state["exchange"] = {"seat": seat, "keep": keep, "discards": [c for c in hand if c != keep]}
         state["hands"][seat] = [keep, *state["rest"]]

@@ -192,10 +192,10 @@ def exchange_deal(weak: dict[int, list[str]]) -> dict[str, Any]:
 
 
 def test_s8_which_hands_are_fridufaer() -> None:
-    assert not ak.friðufær(S8_HAND)
+    assert not ak.fridufaer(S8_HAND)
     for able in ("6S", "8S", "9D"):
-        assert ak.friðufær([*S8_HAND[:8], able])
-    assert sum(1 for c in ak.PACK if ak.friðufær([c])) == 18
+        assert ak.fridufaer([*S8_HAND[:8], able])
+    assert sum(1 for c in ak.PACK if ak.fridufaer([c])) == 18
 
 
 def test_s8_the_one_eligible_seat_takes_the_stock() -> None:
@@ -333,6 +333,14 @@ OUTCOME_CASES = [
     ("S11 B 1-4, A 5-8, B takes trick 9", [B] * 4 + [A] * 4 + [B], (1, "plain", 1)),
     ("partners share a side", [0, 2, 0, 2, 0, 1], (0, "mukur", 5)),
 ]
+
+
+def test_e2_the_1892_scores() -> None:
+    """Five straight = múkur, 5; six to nine with none to the opponents = 6 to 9; otherwise the first to 5: 1."""
+    assert ak.deal_outcome([A] * 5 + [B]) == (0, "mukur", 5)
+    for run in (6, 7, 8, 9):
+        assert ak.deal_outcome([B] * run + [A] * (run < 9)) == (1, "strokes", run)
+    assert ak.deal_outcome([A, B, A, B, A, B, A, B, A]) == (0, "plain", 1)
 
 
 @pytest.mark.parametrize(("name", "winners", "outcome"), OUTCOME_CASES, ids=[c[0] for c in OUTCOME_CASES])
