@@ -17,6 +17,8 @@ from service import engine
 from service.app import create_app
 from service.config import Config
 
+from ..engine.playout import value_in
+
 C = create_app(Config()).test_client()
 GAMES = sorted(engine.all_games())
 
@@ -25,7 +27,7 @@ def other_value(entry: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """The entry with each ranged parameter set to a random value of its range (``ranges`` kept)."""
     out = dict(entry)
     for name, span in entry.get("ranges", {}).items():
-        out[name] = rng.randint(span["min"], span["max"])
+        out[name] = value_in(span, rng)
     return out
 
 

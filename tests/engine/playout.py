@@ -132,7 +132,7 @@ def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return move
     out = dict(move)
     for key, span in ranges.items():
-        out[key] = rng.randint(span["min"], span["max"])
+        out[key] = value_in(span, rng)
     return out
 
 
@@ -144,6 +144,13 @@ def apply_checked(state: State, *moves: dict[str, Any]) -> tuple[State, list[dic
         events += more
     assert engine.check_state(state["game"], engine.clone(state)) == state
     return state, events
+
+
+def value_in(span: dict[str, Any], rng: random.Random) -> Any:
+    """A random value of a range: a number from ``min`` to ``max``, or ``choose`` cards out of ``from``."""
+    if "choose" in span:
+        return rng.sample(span["from"], span["choose"])
+    return rng.randint(span["min"], span["max"])
 
 
 def expect_illegal(state: State, move: dict[str, Any], reason: str | None = None) -> str:
