@@ -135,7 +135,11 @@ def components() -> dict[str, Any]:
             "additionalProperties": True},
         "Deal": {"type": "object", "required": ["hands", "rest"], "additionalProperties": False,
                  "properties": {"hands": {"type": "array", "items": {"type": "array", "items": ref("Card")}},
-                                "rest": {"type": "array", "items": ref("Card")}}},
+                                "rest": {"type": "array", "items": ref("Card")},
+                                "chosen": {"type": "array", "minItems": 2, "maxItems": 2,
+                                           "items": {"type": "string", "enum": ["C", "D", "H", "S"]},
+                                           "description": "Stýrivolt with chosen_suits_method \"preset\" "
+                                                          "only: the deal's two chosen suits, primary first."}}},
         "DealSpec": {"type": "object", "additionalProperties": False, "properties": deal_spec_properties()},
         "ReplayRequest": {"type": "object", "additionalProperties": False, "required": ["moves"],
                           "properties": {**deal_spec_properties(),

@@ -48,7 +48,8 @@ def deals_commitment(deals: list[Any]) -> str | None:
     """SHA-256 (hex) of the explicit deals as compact JSON (docs/fair-dealing.md), or None without any."""
     if not deals:
         return None
-    canonical = [{"hands": d["hands"], "rest": d["rest"]} for d in deals]
+    canonical = [{"hands": d["hands"], "rest": d["rest"], **({"chosen": d["chosen"]} if "chosen" in d else {})}
+                 for d in deals]
     return hashlib.sha256(orjson.dumps(canonical)).hexdigest()
 
 
