@@ -60,6 +60,11 @@ CASES: list[tuple[str, str, int, dict[str, Any], str]] = [
     ("alkort", "losing_side_difference", 4, {"next_dealer": "losing_side", "settlement": "difference",
                                             "show_highest": False, "target_points": 3}, "8002"),
     ("alkort", "stock_exchange", 4, {"stock_exchange": True, "first_dealer": 1, "target_points": 2}, "8003"),
+    ("styrivolt", "four_deals", 4, {"deals": 4}, "8001"),
+    ("styrivolt", "turn_two_follow_to_a_cross", 4, {"chosen_suits_method": "turn_two", "follow_suit": True,
+                                                     "equal_rank_tiebreak": "primary_suit", "match_end": "crosses",
+                                                     "target_crosses": 1}, "8002"),
+    ("styrivolt", "preset_stock_taken", 4, {"chosen_suits_method": "preset", "deals": 2}, "8003"),
 ]
 
 # Cases that fix their first deals as a club or a duplicate board would (the rest come from the seed).
@@ -90,6 +95,11 @@ DEALS: dict[tuple[str, str], list[dict[str, Any]]] = {
         "hands": [["2D", "3C", "4S", "9S", "QC", "KS", "7D", "8H", "3H"], ["2H", "4C", "8S", "9H", "AC", "JC", "6D", "4D", "QH"],
                   ["2C", "3D", "4H", "9C", "QS", "KH", "7C", "8D", "3S"], ["9D", "AD", "AH", "JD", "JS", "6H", "6S", "KC", "7H"]],
         "rest": ["KD", "AS", "JH", "6C", "2S", "7S", "QD", "8C"]}],
+    # Stýrivolt: hearts and diamonds chosen, and forehand (seat 1) bare, so the stock is offered to him.
+    ("styrivolt", "preset_stock_taken"): [{
+        "hands": [["4C", "3C", "5C", "6C", "7C", "8C", "9C", "JC", "AC"], ["KC", "QC", "9S", "5S", "3S", "KH", "8D", "5H", "2C"],
+                  ["7H", "2D", "3D", "4D", "5D", "6D", "7D", "9D", "JD"], ["2H", "QD", "KD", "AD", "3H", "4H", "6H", "8H", "9H"]],
+        "rest": ["JH", "QH", "AH", "2S", "4S", "6S", "7S", "8S", "JS", "QS", "KS", "AS"], "chosen": ["H", "D"]}],
 }
 
 
