@@ -35,8 +35,8 @@ def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     if ranges is None:
         return move
     out = dict(move)
-    for key, span in ranges.items():
-        out[key] = rng.randint(span["min"], span["max"])
+    for key, span in ranges.items():  # a number from min to max, or (Stýrivolt's discard) ``choose`` of ``from``
+        out[key] = rng.sample(span["from"], span["choose"]) if "choose" in span else rng.randint(span["min"], span["max"])
     return out
 
 
