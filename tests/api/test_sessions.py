@@ -672,3 +672,13 @@ def test_without_redis_url_sessions_use_the_in_process_store() -> None:
         assert table.post(move["seat"], {"move": move}).status_code == 200
     log = table.log()
     assert client.post("/v1/games/femkort/replay", json=log["replay"]).get_json()["result"] == log["result"]
+
+
+def test_the_deals_commitment_covers_styrivolts_preset_chosen_suits() -> None:
+    """docs/fair-dealing.md: a deal's ``chosen`` is committed after its ``rest``; deals without it hash as before."""
+    from service.api.session_service import deals_commitment
+    plain = {"hands": [["2C"]], "rest": ["3C"]}
+    preset = {**plain, "chosen": ["H", "D"]}
+    assert deals_commitment([plain]) == hashlib.sha256(b'[{"hands":[["2C"]],"rest":["3C"]}]').hexdigest()
+    assert deals_commitment([preset]) == hashlib.sha256(
+        b'[{"hands":[["2C"]],"rest":["3C"],"chosen":["H","D"]}]').hexdigest()

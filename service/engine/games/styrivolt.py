@@ -36,6 +36,13 @@ PENALTIES = {"1_stroke": ("strokes", 1), "2_strokes": ("strokes", 2), "3_strokes
              "1_cross": ("single", 1)}
 OUTCOMES = (*AWARDS, "failed_all_nine")
 RECORD_KEYS = ("deal", "dealer", "chosen", "tricks", "outcome", "side", "award")
+SUIT_LETTERS = frozenset(SUITS)
+
+
+def two_suits(value: Any) -> bool:
+    """Two different suit letters (the chosen suits, primary first)."""
+    return (isinstance(value, list) and len(value) == 2 and all(type(s) is str and s in SUIT_LETTERS for s in value)
+            and value[0] != value[1])
 
 
 def act(doc: str, example: dict[str, Any], **params: Param) -> Action:
@@ -177,7 +184,7 @@ class Styrivolt(Game):
         state.update(hands=cards["hands"], rest=stock[len(turned):], turned=list(turned), chosen=chosen, asked=0,
                      taker=None, discards=[], tricks=[], trick={"plays": []}, continuing=None)
         events.append({"type": "deal_started", "deal": state["deal_no"], "dealer": state["dealer"],
-                       "turned": list(turned), "chosen": chosen})
+                       "turned": list(turned), "chosen": None if chosen is None else list(chosen)})
         if chosen is None:
             state["phase"] = "choose_suits"
         else:
@@ -196,10 +203,7 @@ class Styrivolt(Game):
         if isinstance(deal, dict) and "chosen" in deal:
             if not preset:
                 raise InvalidDeal("'chosen' is given only with chosen_suits_method \"preset\".")
-            chosen = deal["chosen"]
-            if not (isinstance(chosen, list) and len(chosen) == 2 and all(s in SUITS for s in chosen if
-                                                                          isinstance(s, str))
-                    and all(isinstance(s, str) for s in chosen) and chosen[0] != chosen[1]):
+            if not two_suits(deal["chosen"]):
                 raise InvalidDeal("'chosen' must be two different suit letters from C, D, H, S.")
             deal = {k: v for k, v in deal.items() if k != "chosen"}
         elif preset:
@@ -256,7 +260,7 @@ class Styrivolt(Game):
     # ----- the chosen suits and the stock -------------------------------------------------
     def choose_suits(self, state: State, move: Move, events: list[Event]) -> None:
         suits = move["suits"]
-        if len(suits) != 2 or suits[0] == suits[1] or any(s not in SUITS for s in suits):
+        if not two_suits(suits):
             raise IllegalMove("invalid_parameters", "'suits' must be two different suits from C, D, H, S.")
         state["chosen"] = list(suits)
         events.append({"type": "choose_suits", "seat": move["seat"], "suits": list(suits)})
@@ -352,7 +356,7 @@ class Styrivolt(Game):
         state["history"].append(record)
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "changes": [delta, -delta, delta, -delta], "unit": "crosses", "outcome": outcome,
-                       "side": SIDES[side], "award": dict(award), "tricks": record["tricks"], "board": clone(board)})
+                       "side": SIDES[side], "award": dict(award), "tricks": list(record["tricks"]), "board": clone(board)})
         opts = state["options"]
         if opts["match_end"] == "open":
             state["phase"] = "between_deals"
@@ -438,8 +442,7 @@ class Styrivolt(Game):
         chosen, tricks = rec["chosen"], rec["tricks"]
         need(rec["deal"] == i + 1 and is_int(rec["deal"]) and rec["dealer"] == (opts["first_dealer"] + i) % 4
              and is_int(rec["dealer"]), "A history entry has the wrong deal number or dealer.")
-        need(isinstance(chosen, list) and len(chosen) == 2 and all(isinstance(s, str) and s in SUITS for s in chosen)
-             and chosen[0] != chosen[1], "A history entry's chosen suits are invalid.")
+        need(two_suits(chosen), "A history entry's chosen suits are invalid.")
         need(rec["outcome"] in OUTCOMES and rec["side"] in SIDES, "A history entry's outcome is invalid.")
         need(rec["award"] == self.award(state, rec["outcome"]) and all(is_int(v) for v in (rec["award"]["count"],)),
              "A history entry's award does not fit its outcome.")

@@ -254,7 +254,7 @@ def test_R25_forehand_may_declare_suits_that_leave_his_hand_bare_and_take_the_st
     assert state["phase"] == "stock_discard"
 
 
-@pytest.mark.parametrize("suits", [["H"], ["H", "H"], ["H", "X"], ["H", "D", "C"], "HD"])
+@pytest.mark.parametrize("suits", [["H"], ["H", "H"], ["H", "X"], ["H", "D", "C"], "HD", ["CD", "H"], ["", "H"]])
 def test_choose_suits_needs_two_different_suits(suits: Any) -> None:
     state = engine.new_match(GAME, 4, {"chosen_suits_method": "forehand_declares"}, "5eed")
     expect_illegal(state, {"seat": 1, "action": "choose_suits", "suits": suits}, "invalid_parameters")
@@ -570,6 +570,7 @@ def test_R23_seeded_deal_order() -> None:
     ({"chosen_suits_method": "preset"}, {"chosen": ["H", "H"]}, "two different suit letters"),
     ({"chosen_suits_method": "preset"}, {"chosen": ["H", 1]}, "two different suit letters"),
     ({"chosen_suits_method": "preset"}, {"chosen": ["H", "D", "C"]}, "two different suit letters"),
+    ({"chosen_suits_method": "preset"}, {"chosen": ["HD", "C"]}, "two different suit letters"),
     ({"chosen_suits_method": "preset"}, {}, "needs 'chosen'"),
     ({}, {"chosen": ["H", "D"]}, "only with"),
     ({"chosen_suits_method": "turn_two"}, {"chosen": ["H", "D"]}, "only with"),
