@@ -399,6 +399,66 @@ def test_S14_eight_deal_chalk_board_history() -> None:
     assert (result["scores"], result["payoffs"], result["ranking"]) == ([0, 1, 0, 1], [-1, 1, -1, 1], [1, 3, 0, 2])
 
 
+# S14 played through the referee: eight scripted deals, dealers 0, 1, 2, 3, 0, 1, 2, 3.
+S14_DEALS = [("A", "game"), ("B", "vol"), ("B", "game"), ("A", "all_nine"), ("B", "vol_alone"), ("B", "game"),
+             ("A", "vol_alone"), ("B", "all_nine_alone")]
+POWER = {STICKER, LAMB, BEATER}
+
+
+def scripted_deal(side: str, outcome: str) -> dict[str, Any]:
+    """The scoring side's first seat holds every sticker when it plays alone; otherwise it has the five
+    permanent ones and its partner the chosen Aces, Jacks and lambs."""
+    first = "AB".index(side)
+    if outcome.endswith("_alone"):
+        return deal({first: STICKERS_HD, first + 2: ["7H", "7D"]})
+    return deal({first: STICKERS_HD[:5], first + 2: STICKERS_HD[5:] + ["7H", "7D"]})
+
+
+def win_trick(state: dict[str, Any], targets: set[int]) -> dict[str, Any]:
+    """A trick won by one of ``targets``, spending as few strong cards (stickers, beaters, lambs) as possible."""
+    table = STYRIVOLT.table(state)
+    leader = engine.to_act(state)[0]
+    seats = [(leader + i) % 4 for i in range(4)]
+    tricks = [cards for cards in itertools.product(*[state["hands"][s] for s in seats])
+              if seats[table.winning_index(cards, None)] in targets]
+    assert tricks, "no such trick"
+    best = min(tricks, key=lambda cards: sum(table.kind[c][0] in POWER for c in cards))
+    return play(state, *best)[0]
+
+
+def play_scripted(state: dict[str, Any], side: str, outcome: str) -> dict[str, Any]:
+    """Play one deal of S14 to its outcome (checked in the deal's record)."""
+    first = "AB".index(side)
+    both = {first, first + 2}
+    plan = {"game": [{1 - first, 3 - first}] + [both] * 5,
+            "vol": [{first}, {first}, {first + 2}, {first + 2}, {first + 2}]}
+    plan["all_nine"] = plan["vol"] + [both] * 4
+    plan["vol_alone"] = [{first}] * 5
+    plan["all_nine_alone"] = [{first}] * 9
+    number = state["deal_no"]
+    for i, targets in enumerate(plan[outcome]):
+        state = win_trick(state, targets)
+        if i == 4 and state["phase"] == "vol_decision":
+            state, _ = move(state, engine.to_act(state)[0], "continue" if "all_nine" in outcome else "stop")
+    assert state["deal_no"] == number + 1 or engine.is_finished(state)
+    record = state["history"][number - 1]
+    assert (record["side"], record["outcome"]) == (side, outcome)
+    return state
+
+
+def test_S14_the_eight_deals_played_through() -> None:
+    state = start(*[scripted_deal(side, outcome) for side, outcome in S14_DEALS], dealer=0, deals=8)
+    for i, ((side, outcome), (_, _, bars, (holder, singles, doubles))) in enumerate(zip(S14_DEALS, S14)):
+        assert state["dealer"] == i % 4
+        state = play_scripted(state, side, outcome)
+        assert state["board"] == {"bars": bars, "crosses": {"side": holder, "singles": singles, "doubles": doubles}}
+    assert engine.is_finished(state)
+    result = engine.result(state)
+    assert result is not None
+    assert (result["scores"], result["payoffs"], result["ranking"]) == ([0, 1, 0, 1], [-1, 1, -1, 1], [1, 3, 0, 2])
+    assert [(d["side"], d["outcome"]) for d in result["deals"]] == S14_DEALS
+
+
 def test_S15_overflow_and_the_monks_cross() -> None:
     board = {"bars": [2, 0], "crosses": {"side": None, "singles": 0, "doubles": 0}}
     apply_award(board, 0, {"kind": "strokes", "count": 2})
