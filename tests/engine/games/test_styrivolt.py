@@ -214,17 +214,16 @@ def test_S11_a_discard_keeping_stock_cards() -> None:
     assert all(engine.view(state, s)["discards"] is None for s in (None, 0, 2, 3))
 
 
-@pytest.mark.parametrize(("cards", "reason"), [
-    (BARE[:11], "wrong_discard_count"),
-    (BARE[:11] + ["KC"], "wrong_discard_count"),  # a repeat is a wrong count (R18)
-    (BARE + ["2H", "3H", "4H"], "card_not_in_hand"),
+@pytest.mark.parametrize(("cards", "reason"), [  # JH and QH came from the stock
+    (BARE + ["JH", "QH"], "wrong_discard_count"),
+    (BARE + ["JH", "QH", "JH"], "wrong_discard_count"),  # a repeat is a wrong count (R18)
+    (BARE + ["JH", "QH", "2H"], "card_not_in_hand"),  # seat 3's card
+    (BARE + ["JH", "QH", "TH"], "card_not_in_hand"),  # a card of no Stýrivolt pack
+    (BARE + ["JH", "QH", "2H", "3H"], "wrong_discard_count"),  # the count comes first
 ])
 def test_R18_discard_refusals(cards: list[str], reason: str) -> None:
     state = start(deal({1: BARE, 2: ["7H"], 3: ["2H"], 0: ["4C"]}), dealer=0, stock_exchange=True)
     state, _ = move(state, 1, "take_stock")
-    if reason == "card_not_in_hand":
-        cards = [c for c in cards if c in state["hands"][1] or c in ("2H",)][:12]
-        cards += [c for c in state["hands"][1] if c not in cards][:12 - len(cards)]
     expect_illegal(state, {"seat": 1, "action": "discard", "cards": cards}, reason)
     expect_illegal(state, {"seat": 1, "action": "discard", "cards": "KC"}, "invalid_parameters")
     expect_illegal(state, {"seat": 1, "action": "discard"}, "invalid_parameters")
@@ -406,11 +405,13 @@ POWER = {STICKER, LAMB, BEATER}
 
 
 def scripted_deal(side: str, outcome: str) -> dict[str, Any]:
-    """The scoring side's first seat holds every sticker when it plays alone; otherwise it has the five
-    permanent ones and its partner the chosen Aces, Jacks and lambs."""
-    first = "AB".index(side)
+    """The strong side (the scorer, or for a failure the side that plays on) holds every sticker and lamb: its
+    first seat all the stickers when it plays alone, else the five permanent ones and its partner the rest."""
+    first = "AB".index(side) if outcome != "failed_all_nine" else 1 - "AB".index(side)
     if outcome.endswith("_alone"):
         return deal({first: STICKERS_HD, first + 2: ["7H", "7D"]})
+    if outcome == "failed_all_nine":  # strong enough for six tricks, not for the seventh
+        return deal({first: STICKERS_HD[:3], first + 2: STICKERS_HD[5:8]})
     return deal({first: STICKERS_HD[:5], first + 2: STICKERS_HD[5:] + ["7H", "7D"]})
 
 
@@ -427,22 +428,27 @@ def win_trick(state: dict[str, Any], targets: set[int]) -> dict[str, Any]:
 
 
 def play_scripted(state: dict[str, Any], side: str, outcome: str) -> dict[str, Any]:
-    """Play one deal of S14 to its outcome (checked in the deal's record)."""
-    first = "AB".index(side)
-    both = {first, first + 2}
-    plan = {"game": [{1 - first, 3 - first}] + [both] * 5,
-            "vol": [{first}, {first}, {first + 2}, {first + 2}, {first + 2}]}
-    plan["all_nine"] = plan["vol"] + [both] * 4
-    plan["vol_alone"] = [{first}] * 5
-    plan["all_nine_alone"] = [{first}] * 9
+    """Play one scripted deal (``scripted_deal``) to its outcome, scored by ``side`` (checked in its record)."""
+    strong = "AB".index(side) if outcome != "failed_all_nine" else 1 - "AB".index(side)
+    both, others = {strong, strong + 2}, {1 - strong, 3 - strong}
+    split = [{strong}, {strong}, {strong + 2}, {strong + 2}, {strong + 2}]
+    plan = {"game": [others] + [both] * 5, "vol": split, "all_nine": split + [both] * 4,
+            "failed_all_nine": split + [both, others], "vol_alone": [{strong}] * 5, "all_nine_alone": [{strong}] * 9}
     number = state["deal_no"]
     for i, targets in enumerate(plan[outcome]):
         state = win_trick(state, targets)
         if i == 4 and state["phase"] == "vol_decision":
-            state, _ = move(state, engine.to_act(state)[0], "continue" if "all_nine" in outcome else "stop")
+            state, _ = move(state, engine.to_act(state)[0], "stop" if outcome in ("vol", "vol_alone") else "continue")
     assert state["deal_no"] == number + 1 or engine.is_finished(state)
     record = state["history"][number - 1]
     assert (record["side"], record["outcome"]) == (side, outcome)
+    return state
+
+
+def play_deals(script: list[tuple[str, str]], **options: Any) -> dict[str, Any]:
+    state = start(*[scripted_deal(side, outcome) for side, outcome in script], dealer=0, **options)
+    for side, outcome in script:
+        state = play_scripted(state, side, outcome)
     return state
 
 
@@ -457,6 +463,21 @@ def test_S14_the_eight_deals_played_through() -> None:
     assert result is not None
     assert (result["scores"], result["payoffs"], result["ranking"]) == ([0, 1, 0, 1], [-1, 1, -1, 1], [1, 3, 0, 2])
     assert [(d["side"], d["outcome"]) for d in result["deals"]] == S14_DEALS
+
+
+@pytest.mark.parametrize(("scenario", "deals", "bars", "crosses"), [
+    ("S15_overflow_and_the_monks_cross", [("A", "vol"), ("A", "vol")], [1, 0], ("A", 0, 1)),
+    ("S16_gelding_the_monk", [("B", "all_nine"), ("A", "vol"), ("B", "game"), ("A", "game")], [0, 0], ("B", 1, 0)),
+    ("S16_a_single_before_gelding", [("B", "all_nine"), ("A", "vol"), ("B", "game"), ("A", "game"),
+                                     ("B", "all_nine"), ("A", "vol_alone")], [0, 0], ("B", 0, 1)),
+    ("S17_failure_penalty_wins_a_monks_cross", [("B", "vol"), ("B", "failed_all_nine")], [0, 1], ("B", 0, 1)),
+])
+def test_S15_to_S17_played_through(scenario: str, deals: list[tuple[str, str]], bars: list[int],
+                                   crosses: tuple[str, int, int]) -> None:
+    """The deals before each scenario's last one set up its starting board (S15: bars [2, 0]; S16: B's monk's
+    cross and bars [2, 1]; S17: bars [0, 2]); the last deal is the scenario."""
+    state = play_deals(deals, deals=len(deals) + 1)
+    assert state["board"] == {"bars": bars, "crosses": dict(zip(("side", "singles", "doubles"), crosses))}
 
 
 def test_S15_overflow_and_the_monks_cross() -> None:
