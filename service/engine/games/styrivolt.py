@@ -26,8 +26,8 @@ from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..seats import order_from
 from ..tricks import TrickPlay
-from .styrivolt_rules import (PACK, PARTNER_SUIT, SIDES, Board, apply_award, board_value, fresh_board, is_bare,
-                              net_value, side_of, trick_table)
+from .styrivolt_rules import (PACK, PARTNER_SUIT, SIDES, Board, StyrivoltTable, apply_award, board_value,
+                              fresh_board, is_bare, net_value, side_of, trick_table)
 
 HAND, STOCK, TRICKS, TO_WIN = 9, 12, 9, 5
 AWARDS = {"game": ("strokes", 1), "vol": ("strokes", 2), "vol_alone": ("single", 1), "all_nine": ("strokes", 3),
@@ -145,16 +145,16 @@ class Styrivolt(Game):
                                    self.discard_moves, self.taker),
             "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
             "vol_decision": Phase("vol_decision", {
-                "stop": Step(one_seat(self.vol_seat), self.stop, "stop or continue"),
-                "continue": Step(one_seat(self.vol_seat), self.play_on, "stop or continue")},
-                self.vol_moves, self.vol_seat),
+                "stop": Step(one_seat(self.last_winner), self.stop, "stop or continue"),
+                "continue": Step(one_seat(self.last_winner), self.play_on, "stop or continue")},
+                self.vol_moves, self.last_winner),
             "between_deals": Phase("between_deals", between, self.between_moves),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return PACK
 
-    def table(self, state: State) -> Any:
+    def table(self, state: State) -> StyrivoltTable:
         opts = state["options"]
         return trick_table(tuple(state["chosen"]), opts["equal_rank_tiebreak"] == "primary_suit",
                            opts["beater_reach"] == "full", opts["follow_suit"])
@@ -231,7 +231,8 @@ class Styrivolt(Game):
     def taker(self, state: State) -> int | None:
         return state["taker"]  # type: ignore[no-any-return]
 
-    def vol_seat(self, state: State) -> int:
+    def last_winner(self, state: State) -> int:
+        """The winner of the last trick: after the vol, the seat that speaks for the pair (R9)."""
         return int(state["tricks"][-1]["winner"])
 
     # ----- legal moves ----------------------------------------------------------------------
@@ -251,7 +252,7 @@ class Styrivolt(Game):
                  "ranges": {"cards": {"choose": STOCK, "from": list(hand)}}}]
 
     def vol_moves(self, state: State) -> list[Move]:
-        seat = self.vol_seat(state)
+        seat = self.last_winner(state)
         return [{"seat": seat, "action": "stop"}, {"seat": seat, "action": "continue"}]
 
     def between_moves(self, state: State) -> list[Move]:
@@ -316,10 +317,10 @@ class Styrivolt(Game):
 
     def end_of_play(self, state: State, events: list[Event]) -> None:
         outcome = self.verdict(state)
-        last = side_of(self.vol_seat(state))
+        last = side_of(self.last_winner(state))
         if outcome == "vol_made":
             state["phase"] = "vol_decision"
-            events.append({"type": "vol_made", "side": SIDES[last], "seat": self.vol_seat(state)})
+            events.append({"type": "vol_made", "side": SIDES[last], "seat": self.last_winner(state)})
         elif outcome == "failed_all_nine":
             self.settle(state, outcome, last, events)
         else:
