@@ -124,7 +124,7 @@ class Styrivolt(Game):
         {"chosen_suits_method": "turn_two", "equal_rank_tiebreak": "primary_suit", "follow_suit": True, "deals": 4},
         {"chosen_suits_method": "forehand_declares", "beater_reach": "full", "illegal_stock_take": "penalize",
          "failed_all_nine_penalty": "1_cross", "match_end": "crosses", "target_crosses": 2, "first_dealer": 3},
-        {"match_end": "open", "stock_exchange": False, "failed_all_nine_penalty": "3_strokes"},
+        {"match_end": "open", "stock_exchange": False, "failed_all_nine_penalty": "3_strokes", "stake_per_cross": 3},
         {"chosen_suits_method": "preset", "illegal_stock_take": "penalize", "deals": 6,
          "failed_all_nine_penalty": "1_stroke"},
     )
@@ -357,7 +357,8 @@ class Styrivolt(Game):
         state["history"].append(record)
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "changes": [delta, -delta, delta, -delta], "unit": "crosses", "outcome": outcome,
-                       "side": SIDES[side], "award": dict(award), "tricks": list(record["tricks"]), "board": clone(board)})
+                       "side": SIDES[side], "award": dict(award), "tricks": list(record["tricks"]),
+                       "board": clone(board)})
         opts = state["options"]
         if opts["match_end"] == "open":
             state["phase"] = "between_deals"
