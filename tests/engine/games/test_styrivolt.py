@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service import engine
-from service.engine import IllegalMove, InvalidDeal, InvalidState
+from service.engine import InvalidDeal, InvalidState
 from service.engine.games.styrivolt import GAME as STYRIVOLT
 from service.engine.games.styrivolt_rules import (BEATER, LAMB, LEADER, PACK, PLAIN, STICKER, apply_award,
                                                   award_cross, award_strokes, card_class, fresh_board)
@@ -488,7 +488,7 @@ def test_S15_overflow_and_the_monks_cross() -> None:
 
 
 def test_S16_gelding_the_monk() -> None:
-    board = {"bars": [2, 1], "crosses": {"side": "B", "singles": 0, "doubles": 1}}
+    board: Board = {"bars": [2, 1], "crosses": {"side": "B", "singles": 0, "doubles": 1}}
     apply_award(board, 0, {"kind": "strokes", "count": 1})
     assert board == {"bars": [0, 0], "crosses": {"side": "B", "singles": 1, "doubles": 0}}
     board["crosses"]["doubles"] = 1
@@ -615,15 +615,9 @@ def test_R17_verbs_switched_off_are_wrong_phase() -> None:
 
 # ----- the deal: chosen suits, explicit deals, seeded order ---------------------------------------------------------
 def test_turn_up_colour_and_turn_two() -> None:
-    fixed = {k: v for k, v in deal({}).items() if k != "chosen"}
-    fixed["rest"] = ["5S", "6S", "2D"] + [c for c in fixed["rest"] if c not in ("5S", "6S", "2D")]
-    taken = [c for h in fixed["hands"] for c in h if c in ("5S", "6S", "2D")]
-    fixed["hands"] = [[c for c in h if c not in taken] for h in fixed["hands"]]
-    spare = [c for c in fixed["rest"][3:]]
-    for h in fixed["hands"]:
-        while len(h) < 9:
-            h.append(spare.pop())
-    fixed["rest"] = fixed["rest"][:3] + spare
+    top = ["5S", "6S", "2D"]
+    others = [c for c in PACK if c not in top]
+    fixed = {"hands": [others[9 * s:9 * s + 9] for s in range(4)], "rest": top + others[36:]}
     colour = engine.new_match(GAME, 4, {}, "5eed", deals=[fixed])
     assert colour["turned"] == ["5S"] and colour["chosen"] == ["S", "C"]
     two = engine.new_match(GAME, 4, {"chosen_suits_method": "turn_two"}, "5eed", deals=[fixed])
