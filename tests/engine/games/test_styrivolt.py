@@ -198,6 +198,7 @@ def test_S11_only_bare_hands_are_asked_and_the_taker_discards_twelve() -> None:
     assert entry["cards"] == state["turned"] + stock
     assert entry["ranges"] == {"cards": {"choose": 12, "from": state["hands"][1]}}
     expect_illegal(state, {"seat": 3, "action": "take_stock"}, "wrong_phase")
+    assert engine.hidden_params(state, entry) == ["cards"]  # left out of the public log until the match is over
     state, events = engine.apply(state, entry)
     assert events == [{"type": "discard", "seat": 1}]
     assert state["hands"][1] == BARE and state["phase"] == "play" and engine.to_act(state) == [1]
