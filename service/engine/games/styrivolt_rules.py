@@ -77,6 +77,10 @@ class StyrivoltTable(TrickTable):
         self.full_reach = full_reach
         self.kind = {c: (card_class(c, chosen), power(c, card_class(c, chosen))) for c in PACK}
 
+    def ladder(self, hand: Sequence[Card], plays: Sequence[Any], trump: str | None) -> list[tuple[list[Card], str]]:
+        """Free play (R5) narrows nothing; ``follow_suit`` is the core's duty over printed suits."""
+        return super().ladder(hand, plays, trump) if self.rules.follow else []
+
     def winning_index(self, cards: Sequence[Card], trump: str | None) -> int:
         """5.2: the first rule that fits the led card and the cards played."""
         kind = self.kind
