@@ -473,11 +473,15 @@ def test_S14_the_eight_deals_played_through() -> None:
     ("S16_a_single_before_gelding", [("B", "all_nine"), ("A", "vol"), ("B", "game"), ("A", "game"),
                                      ("B", "all_nine"), ("A", "vol_alone")], [0, 0], ("B", 0, 1)),
     ("S17_failure_penalty_wins_a_monks_cross", [("B", "vol"), ("B", "failed_all_nine")], [0, 1], ("B", 0, 1)),
+    ("E3_cross_erases_cross", [("B", "vol_alone"), ("B", "game"), ("A", "vol"), ("A", "game")], [0, 0], (None, 0, 0)),
+    ("S13c_R26_all_nine_against_a_stroke", [("B", "game"), ("A", "all_nine")], [0, 0], ("A", 1, 0)),
+    ("S13c_all_nine_from_a_fresh_board", [("A", "all_nine")], [0, 0], ("A", 0, 1)),
 ])
-def test_S15_to_S17_played_through(scenario: str, deals: list[tuple[str, str]], bars: list[int],
+def test_boards_played_through(scenario: str, deals: list[tuple[str, str]], bars: list[int],
                                    crosses: tuple[str, int, int]) -> None:
     """The deals before each scenario's last one set up its starting board (S15: bars [2, 0]; S16: B's monk's
-    cross and bars [2, 1]; S17: bars [0, 2]); the last deal is the scenario."""
+    cross and bars [2, 1]; S17: bars [0, 2]; E3: B's single and bars [2, 1]; R26: bars [0, 1]); the last deal is
+    the scenario."""
     state = play_deals(deals, deals=len(deals) + 1)
     assert state["board"] == {"bars": bars, "crosses": dict(zip(("side", "singles", "doubles"), crosses))}
 
