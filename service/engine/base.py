@@ -37,6 +37,7 @@ and may override ``view`` when more than the hands and ``secret_keys`` are hidde
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -55,6 +56,7 @@ Handler = Callable[[State, Move, list[Event]], None]
 Deal = dict[str, Any]
 
 CORE_KEYS = ("game", "v", "players", "options", "seed", "deals", "dealings", "phase")
+ORIGIN_KEYS = ("game", "v", "players", "options", "seed", "deals")  # with ``before``: where a deal's replay starts
 RECORD_KEYS = ("log", "before")  # games on the core's flow: this deal's moves; the carried values before it
 STATE_VERSION = 1
 FLOW_STATE_VERSION = 2  # states that carry their deal's moves (games on the core's flow)
@@ -74,6 +76,29 @@ def clone(value: Any) -> Any:
 
 
 _NESTED = frozenset({dict, list})  # the only JSON values clone copies; strings, numbers and null are shared
+
+
+@dataclass(frozen=True, slots=True)
+class _Replay:
+    """A deal this process has replayed: where it started (the core values and ``before``) and the state its
+    moves gave, log included (private copies: nothing a request holds)."""
+
+    origin: list[Any]
+    state: State
+
+
+_REPLAYS: dict[tuple[Any, ...], _Replay] = {}  # the latest replay of each deal (game, seed, players, dealing)
+REPLAYS_KEPT = 1024  # each about 2-6 KB (origin, log and state): a few MB per process at most
+
+
+def _remember(key: tuple[Any, ...], replay: _Replay) -> None:
+    _REPLAYS.pop(key, None)  # re-inserted last: the dict's order is the order of use
+    _REPLAYS[key] = replay
+    while len(_REPLAYS) > REPLAYS_KEPT:
+        try:
+            del _REPLAYS[next(iter(_REPLAYS))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread trimmed it first
+            break
 
 
 def seats_to_act(moves: list[Move]) -> list[int]:
@@ -287,10 +312,51 @@ class Game:
     def rebuild(self, state: State) -> State:
         """The state the client's ``state`` must be: its carried values before this deal, the deal dealt
         again, and the logged moves replayed through the game's handlers (InvalidState when any step fails)."""
+        log, before = self.record(state)
+        start = self.deal_again(state, before)
+        self.replay(start, log, 0)
+        return start
+
+    def record(self, state: State) -> tuple[list[Any], dict[str, Any]]:
+        """The state's record of its deal: the moves so far and the carried values before it."""
         log = need_list(state.get("log"), "log")
         need(len(log) <= MAX_LOG, "The log of this deal is too long.")
         before = need_dict(state.get("before"), "before")
         need(set(before) == set(self.kept), "'before' must hold every value carried between deals.")
+        return log, before
+
+    def check_by_replay(self, state: State) -> State:
+        """``rebuild`` and the comparison, going on from this process's last replay of the same deal when that
+        one's moves are the start of this one's: a match's requests send the same deal again and again, each
+        time with a move or two more, and the same moves from the same dealing give the same state.
+
+        Returns the rebuilt state (a copy: the kept replay stays this process's own). Whatever is compared
+        with the kept replay was either checked by ``validate_core`` (the core values, strictly typed) or is
+        compared by its repr (``before``, where ``true`` must not pass for ``1``); the log's moves are
+        compared by value, and an equal but forged one (``true`` for a seat 1) gains nothing, since the state
+        adjudicated is the rebuilt one."""
+        log, before = self.record(state)
+        origin = [*(state[k] for k in ORIGIN_KEYS), repr(before)]
+        key = (self.id, state["seed"], state["players"], origin[-1])
+        known = _REPLAYS.pop(key, None)  # this request's alone while it replays (another thread starts afresh)
+        if known is not None and known.origin == origin and log[:len(known.state["log"])] == known.state["log"]:
+            try:
+                self.replay(known.state, log, len(known.state["log"]))
+            except InvalidState:
+                known = None  # refused below by the full replay, with the message it gives
+            if known is not None and known.state == state:
+                _remember(key, known)
+                copy: State = clone(known.state)
+                return copy
+        rebuilt = self.rebuild(state)
+        if rebuilt != state:
+            differs = sorted(k for k in set(rebuilt) | set(state) if rebuilt.get(k, ...) != state.get(k, ...))
+            raise InvalidState(f"'{differs[0]}' does not follow from the deal and its moves.", key=differs[0])
+        _remember(key, _Replay(clone(origin), clone(rebuilt)))
+        return rebuilt
+
+    def deal_again(self, state: State, before: dict[str, Any]) -> State:
+        """The state at the start of the client's deal: its carried values checked, the deal dealt again."""
         # the core values are read, never changed, by a deal and its moves (explicit deals are copied when
         # dealt): only the carried values the replay will change need copies. The keys go in a new match's
         # order (log and before after the core keys), so that the rebuilt state serialises alike.
@@ -304,8 +370,13 @@ class Game:
             self.new_deal(start, [])
         except InvalidDeal as exc:  # an explicit deal that the forged carried values do not fit
             raise InvalidState(f"The deal does not fit the values carried into it: {exc.message}") from None
+        return start
+
+    def replay(self, start: State, log: list[Any], done: int) -> None:
+        """Replay ``log`` from entry ``done`` on ``start`` (which already holds the entries before it)."""
         events: list[Event] = []  # not kept: the replay needs the moves' effects, not their news
-        for i, entry in enumerate(log):
+        for i in range(done, len(log)):
+            entry = log[i]
             need(start["phase"] != OVER, "The log goes on after the match ended.")
             move = self.decode(start, entry)
             # a card alone is already the canonical entry; any other entry is logged as the move encodes
@@ -318,7 +389,6 @@ class Game:
             need(start["log"] is current, "The log goes on past the end of its deal.")
             current.append(canonical)
             events.clear()
-        return start
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (``None``: a spectator): no other hand, nothing secret. On the core's flow
@@ -388,11 +458,7 @@ class Game:
             self.validate(state)
             need_pack(self.card_groups(state), self.pack(state["players"], state["options"]))
             return state
-        rebuilt = self.rebuild(state)
-        if rebuilt != state:
-            differs = sorted(k for k in set(rebuilt) | set(state) if rebuilt.get(k, ...) != state.get(k, ...))
-            raise InvalidState(f"'{differs[0]}' does not follow from the deal and its moves.", key=differs[0])
-        return rebuilt
+        return self.check_by_replay(state)
 
     def known_keys(self, state: State, game_keys: Sequence[str]) -> None:
         need_exact_keys(state, "state", (*CORE_KEYS, *game_keys))
