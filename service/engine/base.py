@@ -36,6 +36,7 @@ and may override ``view`` when more than the hands and ``secret_keys`` are hidde
 """
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,16 +67,9 @@ MAX_DEALINGS = 10**6  # no match deals more often than this; a larger count is a
 
 
 def clone(value: Any) -> Any:
-    """A deep copy of a JSON value (much faster than ``copy.deepcopy`` for this shape)."""
-    t = type(value)
-    if t is dict:
-        return {k: clone(v) if type(v) in _NESTED else v for k, v in value.items()}
-    if t is list:
-        return [clone(v) if type(v) in _NESTED else v for v in value]
-    return value
-
-
-_NESTED = frozenset({dict, list})  # the only JSON values clone copies; strings, numbers and null are shared
+    """A deep copy of a JSON value: through ``marshal``, which copies exactly these types (true stays true, not
+    1) in C, several times faster than ``copy.deepcopy`` or a recursive copy in Python."""
+    return marshal.loads(marshal.dumps(value))
 
 
 @dataclass(frozen=True, slots=True)
