@@ -62,6 +62,10 @@ def start_match(game_id: str, spec: dict[str, Any], max_deals: int | None = None
     if max_deals is not None and len(deals) > max_deals:
         raise ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
                                               f"deals after them come from the seed.", limit="deals")
+    usable = engine.max_dealings(game_id, spec.get("players"), spec.get("options")) if deals else None
+    if usable is not None and len(deals) > usable:
+        raise ApiError(422, "limit_exceeded", f"This match deals at most {usable} times, so {len(deals)} explicit "
+                                              f"deals cannot all be used.", limit="deals")
     seed = spec.get("seed") or new_seed()
     return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals)
 

@@ -191,7 +191,7 @@ def stateless_paths() -> dict[str, Any]:
                                            "state_tampered: a sealed state that does not authenticate, a "
                                            "plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain "
                                            "state without its valid state_tag; limit_exceeded: more explicit "
-                                           "deals than MAX_DEALS.")}
+                                           "deals than MAX_DEALS, or than the match can ever deal.")}
     gp = [game_param()]
     deal_spec = ref("DealSpec")
     return {

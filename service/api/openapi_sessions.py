@@ -152,8 +152,9 @@ def paths() -> dict[str, Any]:
             "requestBody": json_body(ref("SessionCreate"), {"game": "femkort", "players": 4}),
             "responses": {"201": created, "400": bad, "413": problem_response("The body is too large."),
                           "422": problem_response("Unknown game, invalid options, deal or player count; "
-                                                  "limit_exceeded: more explicit deals than MAX_DEALS, or a "
-                                                  "session larger than MAX_SESSION_BYTES."),
+                                                  "limit_exceeded: more explicit deals than MAX_DEALS or than "
+                                                  "the match can ever deal, or a session larger than "
+                                                  "MAX_SESSION_BYTES."),
                           "503": unavailable()}}},
         "/v1/sessions/{id}": {"get": {
             "operationId": "getSession", "summary": "A seat's view (spectator without a token); long-polls with "

@@ -24,7 +24,7 @@ __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
     "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
-    "deals_from", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
+    "deals_from", "max_dealings", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
 ]
 
 _INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
@@ -114,6 +114,16 @@ def result(state: State) -> dict[str, Any] | None:
 def envelope_extras(state: State) -> dict[str, Any]:
     """The game's own keys of a move's answer (docs/events.md), e.g. Jewel's ``valid_declarations``."""
     return {} if state["phase"] == OVER else get_game(state["game"]).envelope_extras(state)
+
+
+def max_dealings(game_id: str, players: int | None, options: Any) -> int | None:
+    """The most times a match with these settings can deal (None: no bound); InvalidOptions/InvalidRequest
+    as ``new_match`` gives them for bad settings."""
+    game = get_game(game_id)
+    n = game.default_players if players is None else players
+    if not isinstance(n, int) or isinstance(n, bool) or not game.min_players <= n <= game.max_players:
+        return None  # new_match refuses the player count, with its own message
+    return game.max_dealings(n, game.read_options(options, n))
 
 
 def hidden_params(state: State, move: Move) -> list[str]:

@@ -147,6 +147,12 @@ class Game:
     def pack(self, n: int, options: Options) -> Sequence[Card]:
         raise NotImplementedError
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        """The most times this match can deal cards (redeals included), when its format bounds it; None when
+        it does not (play to a target score, redeals that can repeat). Explicit deals beyond it could never be
+        used, so a request that fixes more is refused."""
+        return None
+
     def start(self, state: State) -> None:
         raise NotImplementedError
 

@@ -50,8 +50,25 @@ def test_explicit_deals_are_capped_everywhere(make_app: Callable[..., Flask]) ->
                                            **extra}), 422, "limit_exceeded")
         ok = client.post(path, json={"players": 3, "options": options, "deals": deals[:5], **extra})
         assert ok.status_code in (200, 201), ok.get_json()
-    created = client.post("/v1/sessions", json={"game": "femkort", "players": 3, "deals": deals[:5]}).get_json()
+    created = client.post("/v1/sessions", json={"game": "femkort", "players": 3, "deals": deals[:5],
+                                                "options": options}).get_json()
     assert created["explicit_deals"] == 5
+
+
+def test_explicit_deals_are_capped_at_what_the_match_can_deal(make_app: Callable[..., Flask]) -> None:
+    """A three-deal Femkort match deals three times: a fourth explicit deal could never be used. With the
+    call for better cards a deal can be dealt again any number of times, so there is no such bound."""
+    rng = random.Random(3)
+    client = make_app().test_client()
+    deals = [deal(rng) for _ in range(4)]
+    for path, extra in (("/v1/sessions", {"game": "femkort"}), ("/v1/games/femkort/new", {}),
+                        ("/v1/games/femkort/replay", {"moves": []})):
+        body = is_problem(client.post(path, json={"players": 3, "options": {"deals": 3}, "deals": deals, **extra}),
+                          422, "limit_exceeded")
+        assert body["limit"] == "deals" and "at most 3 times" in body["detail"]
+        for options, count in (({"deals": 3}, 3), ({"deals": 3, "better_cards": True}, 4)):
+            ok = client.post(path, json={"players": 3, "options": options, "deals": deals[:count], **extra})
+            assert ok.status_code in (200, 201), ok.get_json()
 
 
 def test_the_default_cap_refuses_what_was_taken_before(make_app: Callable[..., Flask]) -> None:

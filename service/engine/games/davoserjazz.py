@@ -277,6 +277,9 @@ class Davoserjazz(Game):
         """The cards in use: the full pack less the left-out cards."""
         return in_use(tuple(left_out(n, options)))
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        return int(options["rounds"]) * 7  # seven hands a round, each dealt once
+
     # ----- the deal ---------------------------------------------------------------------------
     def initial(self, state: State) -> None:
         n = state["players"]

@@ -74,6 +74,10 @@ class Femkort(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        """A fixed number of deals; an accepted call for better cards deals again, any number of times."""
+        return options["deals"] if options["match"] == "deals" and not options["better_cards"] else None
+
     # ----- the deal ---------------------------------------------------------------------
     def initial(self, state: State) -> None:
         n = state["players"]

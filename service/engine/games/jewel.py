@@ -132,6 +132,9 @@ class Jewel(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return JEWEL_PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        return int(options["rounds"]) * n  # every player deals once a round
+
     def check_options(self, options: Options, n: int) -> None:
         if n == 9 and options["rounds"] != 1:
             raise InvalidOptions("With nine players a match is one round (the seats are cut again after it).",

@@ -154,6 +154,10 @@ class Styrivolt(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        """A fixed number of deals; a match to a number of crosses, or an open one, has no bound."""
+        return int(options["deals"]) if options["match_end"] == "deals" else None
+
     def table(self, state: State) -> StyrivoltTable:
         opts = state["options"]
         return trick_table(tuple(state["chosen"]), opts["equal_rank_tiebreak"] == "primary_suit",

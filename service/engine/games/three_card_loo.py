@@ -111,6 +111,11 @@ class ThreeCardLoo(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        """rounds x n deals, and with until_no_loo at most max_extra_deals more."""
+        extra = options["max_extra_deals"] if options["end_mode"] == "until_no_loo" else 0
+        return int(options["rounds"] * n + extra)
+
     # ----- the deal ---------------------------------------------------------------------
     def initial(self, state: State) -> None:
         state.update(deal_no=0, chips=[state["options"]["starting_chips"]] * state["players"], pot=0)

@@ -151,6 +151,9 @@ class Tomato(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return SPANISH_PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        return int(options["rounds"]) * n  # the bust rule can only end the match sooner
+
     # ----- the deal ---------------------------------------------------------------------
     def initial(self, state: State) -> None:
         n, opts = state["players"], state["options"]

@@ -204,6 +204,9 @@ class Zwikken(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return PACK
 
+    def max_dealings(self, n: int, options: Options) -> int | None:
+        return int(options["deals"])  # annulled deals count; the bust rule can only end the match sooner
+
     # ----- the deal ---------------------------------------------------------------------
     def initial(self, state: State) -> None:
         state.update(deal_no=0, chips=[state["options"]["starting_chips"]] * SEATS, pot=0)
