@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import OVER, Deal, Event, Game, State, clone, seats_to_act
+from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_to_act
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
 from .catalogue import describe
@@ -27,7 +27,7 @@ __all__ = [
     "deals_from", "max_dealings", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
 ]
 
-_INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+_INTERNAL_ERRORS = INTERNAL_ERRORS
 
 
 def deals_from(deal: Any = None, deals: Any = None) -> list[Any]:

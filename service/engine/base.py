@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 from .cards import Card
 from .checks import need, need_cards, need_dict, need_exact_keys, need_int, need_list, need_pack
-from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
+from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState, RulesError
 from .flow import Phase, Step
 from .flow import not_your_turn as turn_refusal
 from .moves import Action, Move, check_params, read_action
@@ -74,13 +74,28 @@ def clone(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Replay:
-    """A deal this process has replayed: where it started (the core values and ``before``) and the state its
-    moves gave, log included (private copies: nothing a request holds)."""
+    """A deal this process has replayed: where it started (the core values and the repr of ``before``), the
+    typed key of its options, and the state its moves gave, log included (private copies)."""
 
     origin: list[Any]
+    options: OptionsKey | None
     state: State
 
 
+def same_moves(log: list[Any], kept: list[Any]) -> bool:
+    """Does ``log`` begin with exactly the moves ``kept`` (canonical entries: a card, or a list), types
+    included? A card is a string, which equals nothing but the same string; a list is compared by its repr,
+    which tells ``true`` from ``1``."""
+    return log[:len(kept)] == kept and all(repr(given) == repr(entry) for given, entry in zip(log, kept)
+                                           if type(entry) is not str)
+
+
+def _deal_key(game_id: str, state: State) -> tuple[Any, ...]:
+    """Which deal of which match a state is in (its moves aside), for finding the last replay of it."""
+    return game_id, state["seed"], state["players"], repr(state["before"].get("dealings"))
+
+
+INTERNAL_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)  # what malformed input raises
 _REPLAYS: dict[tuple[Any, ...], _Replay] = {}  # the latest replay of each deal (game, seed, players, dealing)
 REPLAYS_KEPT = 1024  # each about 2-6 KB (origin, log and state): a few MB per process at most
 
@@ -326,34 +341,50 @@ class Game:
         return log, before
 
     def check_by_replay(self, state: State) -> State:
-        """``rebuild`` and the comparison, going on from this process's last replay of the same deal when that
-        one's moves are the start of this one's: a match's requests send the same deal again and again, each
-        time with a move or two more, and the same moves from the same dealing give the same state.
-
-        Returns the rebuilt state (a copy: the kept replay stays this process's own). Whatever is compared
-        with the kept replay was either checked by ``validate_core`` (the core values, strictly typed) or is
-        compared by its repr (``before``, where ``true`` must not pass for ``1``); the log's moves are
-        compared by value, and an equal but forged one (``true`` for a seat 1) gains nothing, since the state
-        adjudicated is the rebuilt one."""
-        log, before = self.record(state)
-        origin = [*(state[k] for k in ORIGIN_KEYS), repr(before)]
-        key = (self.id, state["seed"], state["players"], origin[-1])
-        known = _REPLAYS.pop(key, None)  # this request's alone while it replays (another thread starts afresh)
-        if known is not None and known.origin == origin and log[:len(known.state["log"])] == known.state["log"]:
-            try:
-                self.replay(known.state, log, len(known.state["log"]))
-            except InvalidState:
-                known = None  # refused below by the full replay, with the message it gives
-            if known is not None and known.state == state:
-                _remember(key, known)
-                copy: State = clone(known.state)
-                return copy
+        """``rebuild`` and the comparison; a state that passes is kept as this process's latest replay of its
+        deal (``replayed`` goes on from it). Returns the rebuilt state, so no value of the client's making is
+        adjudicated (a ``true`` that compares equal to ``1`` included)."""
         rebuilt = self.rebuild(state)
         if rebuilt != state:
             differs = sorted(k for k in set(rebuilt) | set(state) if rebuilt.get(k, ...) != state.get(k, ...))
             raise InvalidState(f"'{differs[0]}' does not follow from the deal and its moves.", key=differs[0])
-        _remember(key, _Replay(clone(origin), clone(rebuilt)))
+        origin = [*(state[k] for k in ORIGIN_KEYS), repr(state["before"])]
+        _remember(_deal_key(self.id, state), _Replay(clone(origin), options_key(state["options"]), clone(rebuilt)))
         return rebuilt
+
+    def replayed(self, state: State) -> State | None:
+        """The check of ``state`` by going on from this process's last replay of the same deal, when that
+        one's moves are the start of this one's: a match's requests send the same deal again and again, each
+        time with a move or two more, and the same moves from the same dealing give the same state. None when
+        there is no such replay or anything at all differs: the full check (``validate_core``, ``rebuild``)
+        then decides, with its own messages.
+
+        What is compared with the kept replay was checked when it was kept: the core values by value, except
+        the few where a value of another type could compare equal (``v``, ``players``: exactly integers; the
+        options by their typed key; ``before`` by its repr; the log's moves by ``same_moves``). The state
+        returned is a copy of the replay, not the client's."""
+        log, before, seed, players = state.get("log"), state.get("before"), state.get("seed"), state.get("players")
+        if type(log) is not list or type(before) is not dict or type(seed) is not str or type(players) is not int:
+            return None
+        key = _deal_key(self.id, state)
+        known = _REPLAYS.pop(key, None)  # this request's alone while it replays (another thread starts afresh)
+        if known is None:
+            return None
+        done = len(known.state["log"])
+        if not (state.get("game") == self.id and type(state.get("v")) is int and len(log) <= MAX_LOG
+                and known.origin == [*(state.get(k) for k in ORIGIN_KEYS), repr(before)]
+                and known.options == options_key(state.get("options")) and same_moves(log, known.state["log"])):
+            _remember(key, known)  # untouched: another deal's request may still go on from it
+            return None
+        try:
+            self.replay(known.state, log, done)
+        except (RulesError, *INTERNAL_ERRORS):
+            return None  # the full check refuses it, in its own words
+        if known.state != state:
+            return None
+        _remember(key, known)
+        copy: State = clone(known.state)
+        return copy
 
     def deal_again(self, state: State, before: dict[str, Any]) -> State:
         """The state at the start of the client's deal: its carried values checked, the deal dealt again."""
@@ -453,6 +484,10 @@ class Game:
         """Full validation of a client-supplied state; returns the state to adjudicate (on the core's flow,
         the one rebuilt from its record, so no value of the client's own making is used)."""
         need(isinstance(state, dict), "A state must be a JSON object.")
+        if self.flow:
+            replayed = self.replayed(state)
+            if replayed is not None:
+                return replayed
         self.validate_core(state)
         if not self.flow:
             self.validate(state)

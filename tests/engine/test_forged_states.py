@@ -83,10 +83,11 @@ def test_forged_state_is_refused_or_handled(game_id: str, seed: int, pick: int, 
     path = candidates[pick % len(candidates)]
     forged = mutate(state, path, how, random.Random(pick))
     try:
-        engine.check_state(game_id, forged)
+        forged = engine.check_state(game_id, forged)
     except InvalidState:
         return
-    # Accepted: it must be a state the engine can fully work with.
+    # Accepted: the state to adjudicate (the rebuilt one, equal to the forgery: a forged true that equals 1 is
+    # replaced by the 1) must be one the engine can fully work with.
     moves = engine.legal_moves(forged)
     engine.to_act(forged)
     engine.result(forged)
