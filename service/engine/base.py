@@ -74,12 +74,19 @@ def clone(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Replay:
-    """A deal this process has replayed: where it started (the core values and the repr of ``before``), the
-    typed key of its options, and the state its moves gave, log included (private copies)."""
+    """A deal this process has replayed: where it started (the core values, and ``before`` in its strict
+    form), the typed key of its options, and the state its moves gave, log included (private copies)."""
 
     origin: list[Any]
     options: OptionsKey | None
     state: State
+
+
+def strict_form(value: Any) -> bytes:
+    """Bytes that only an identical JSON value gives: same values of the same types (``true`` is not ``1``,
+    ``1.0`` is not ``1``). Two equal values may give different bytes (marshal notes objects shared within
+    one value), which only ever sends a check the long way round."""
+    return marshal.dumps(value)
 
 
 def same_moves(log: list[Any], kept: list[Any]) -> bool:
@@ -348,7 +355,7 @@ class Game:
         if rebuilt != state:
             differs = sorted(k for k in set(rebuilt) | set(state) if rebuilt.get(k, ...) != state.get(k, ...))
             raise InvalidState(f"'{differs[0]}' does not follow from the deal and its moves.", key=differs[0])
-        origin = [*(state[k] for k in ORIGIN_KEYS), repr(state["before"])]
+        origin = [*(state[k] for k in ORIGIN_KEYS), strict_form(state["before"])]
         _remember(_deal_key(self.id, state), _Replay(clone(origin), options_key(state["options"]), clone(rebuilt)))
         return rebuilt
 
@@ -361,7 +368,7 @@ class Game:
 
         What is compared with the kept replay was checked when it was kept: the core values by value, except
         the few where a value of another type could compare equal (``v``, ``players``: exactly integers; the
-        options by their typed key; ``before`` by its repr; the log's moves by ``same_moves``). The state
+        options by their typed key; ``before`` by ``strict_form``; the log's moves by ``same_moves``). The state
         returned is a copy of the replay, not the client's."""
         log, before, seed, players = state.get("log"), state.get("before"), state.get("seed"), state.get("players")
         if type(log) is not list or type(before) is not dict or type(seed) is not str or type(players) is not int:
@@ -372,7 +379,7 @@ class Game:
             return None
         done = len(known.state["log"])
         if not (state.get("game") == self.id and type(state.get("v")) is int and len(log) <= MAX_LOG
-                and known.origin == [*(state.get(k) for k in ORIGIN_KEYS), repr(before)]
+                and known.origin == [*(state.get(k) for k in ORIGIN_KEYS), strict_form(before)]
                 and known.options == options_key(state.get("options")) and same_moves(log, known.state["log"])):
             _remember(key, known)  # untouched: another deal's request may still go on from it
             return None
