@@ -75,7 +75,7 @@ def clone(value: Any) -> Any:
 @dataclass(frozen=True, slots=True)
 class _Replay:
     """A deal this process has replayed: where it started (the core values, and ``before`` in its strict
-    form), the typed key of its options, and the state its moves gave, log included (private copies)."""
+    form), the typed key of its options, and the state its moves gave, log included (a private copy)."""
 
     origin: list[Any]
     options: OptionsKey | None
@@ -84,17 +84,11 @@ class _Replay:
 
 def strict_form(value: Any) -> bytes:
     """Bytes that only an identical JSON value gives: same values of the same types (``true`` is not ``1``,
-    ``1.0`` is not ``1``). Two equal values may give different bytes (marshal notes objects shared within
-    one value), which only ever sends a check the long way round."""
-    return marshal.dumps(value)
-
-
-def same_moves(log: list[Any], kept: list[Any]) -> bool:
-    """Does ``log`` begin with exactly the moves ``kept`` (canonical entries: a card, or a list), types
-    included? A card is a string, which equals nothing but the same string; a list is compared by its repr,
-    which tells ``true`` from ``1``."""
-    return log[:len(kept)] == kept and all(repr(given) == repr(entry) for given, entry in zip(log, kept)
-                                           if type(entry) is not str)
+    ``1.0`` is not ``1``). marshal also marks objects referred to more than once: the top level is copied so
+    that how the caller holds it does not show; below it, a value parsed from JSON shares nothing, and where
+    two equal values still give different bytes a check only goes the long way round."""
+    top = value[:] if type(value) is list else dict(value) if type(value) is dict else value
+    return marshal.dumps(top)
 
 
 def _deal_key(game_id: str, state: State) -> tuple[Any, ...]:
@@ -368,8 +362,9 @@ class Game:
 
         What is compared with the kept replay was checked when it was kept: the core values by value, except
         the few where a value of another type could compare equal (``v``, ``players``: exactly integers; the
-        options by their typed key; ``before`` by ``strict_form``; the log's moves by ``same_moves``). The state
-        returned is a copy of the replay, not the client's."""
+        options by their typed key; ``before`` by ``strict_form``). The moves already replayed are compared by
+        value: a ``true`` sent for seat 1 stands for it, since the state returned is a copy of the replay, not
+        the client's (the full check would refuse that ``true``)."""
         log, before, seed, players = state.get("log"), state.get("before"), state.get("seed"), state.get("players")
         if type(log) is not list or type(before) is not dict or type(seed) is not str or type(players) is not int:
             return None
@@ -380,7 +375,7 @@ class Game:
         done = len(known.state["log"])
         if not (state.get("game") == self.id and type(state.get("v")) is int and len(log) <= MAX_LOG
                 and known.origin == [*(state.get(k) for k in ORIGIN_KEYS), strict_form(before)]
-                and known.options == options_key(state.get("options")) and same_moves(log, known.state["log"])):
+                and known.options == options_key(state.get("options")) and log[:done] == known.state["log"]):
             _remember(key, known)  # untouched: another deal's request may still go on from it
             return None
         try:
