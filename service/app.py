@@ -14,6 +14,7 @@ from .api.games import bp as games_bp
 from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
 from .api.sessions import service_for
+from .api.timeouts import Applier
 from .config import Config
 from .storage import SessionStore, StoreUnavailable, store_for
 
@@ -33,7 +34,12 @@ def create_app(config: Config | None = None) -> Flask:
     app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or os.urandom(32),
                                                   config.require_state_tag)
     app.extensions["session_store"] = store = store_for(config, observability.observe_redis)
-    app.extensions["session_service"] = service_for(store, config)
+    app.extensions["session_service"] = sessions = service_for(store, config)
+    app.extensions["timeout_applier"] = applier = Applier(sessions)
+    sessions.on_clock = applier.start  # at the latest when this process sees a clocked session
+    if not config.testing:
+        applier.start()  # deadlines of sessions other instances made are applied here too, unasked
+    app.before_request(applier.revive)  # a forked worker starts its own
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)

@@ -25,7 +25,7 @@ TITLES = {
     "store_unavailable": "Store unavailable", "not_found": "Not found", "method_not_allowed": "Method not allowed",
     "internal_error": "Internal error", "payload_too_large": "Payload too large",
     "idempotency_key_reused": "Idempotency key reused", "too_many_requests": "Too many requests",
-    "limit_exceeded": "Limit exceeded",
+    "limit_exceeded": "Limit exceeded", "match_over": "Match over", "abort_too_late": "Abort too late",
 }
 RETRY_AFTER = "1"  # seconds a client should wait after a 503 store_unavailable
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import orjson
@@ -28,7 +28,7 @@ from ..storage import Session, SessionStore, StoreUnavailable
 from ..storage.notify import Watch
 from .errors import ApiError
 from .games import guarded, start_match
-from .session_service import seat_answer
+from .session_service import SessionService, replay_entry, seat_answer
 from .sessions import DECIMAL, config, query_int, service, store
 
 bp = Blueprint("events", __name__)
@@ -47,7 +47,7 @@ def events(sid: str) -> Response:
     seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
     if session.finished and last is not None and last >= session.version:
         return Response(status=204, headers=HEADERS)  # nothing more will come: EventSource stops reconnecting
-    stream = Stream(store(), config(), session, seat, last)
+    stream = Stream(store(), config(), session, seat, last, sessions)
     return Response(stream.run(), mimetype="text/event-stream", headers=HEADERS)
 
 
@@ -70,8 +70,10 @@ def sse(event: str, data: Any, event_id: int | None = None) -> bytes:
 class Stream:
     """One client's stream: the state of the last version it was sent, and the watch that wakes it."""
 
-    def __init__(self, st: SessionStore, cfg: Config, session: Session, seat: int | None, last: int | None) -> None:
-        self.store, self.cfg, self.seat = st, cfg, seat
+    def __init__(self, st: SessionStore, cfg: Config, session: Session, seat: int | None, last: int | None,
+                 sessions: SessionService) -> None:
+        self.store, self.cfg, self.seat, self.sessions = st, cfg, seat, sessions
+        self.stay: Callable[[float], None] = lambda seconds: None  # renews this stream's presence
         self.sid, self.meta, self.seed = session.id, session.meta, session.state["seed"]
         self.first: Session | None = session  # let go of once sent: a stream keeps one state, not two
         self.last = last
@@ -81,8 +83,12 @@ class Stream:
         deadline = time.monotonic() + self.cfg.events_max
         yield b"retry: %d\n\n" % RETRY_MS
         try:
-            with self.store.watching(self.sid) as watch:
-                session, self.first = self.first, None
+            first, self.first = self.first, None
+            assert first is not None
+            with self.store.watching(self.sid) as watch, \
+                    self.sessions.present(first, self.seat, self.lease()) as self.stay:
+                session: Session | None = first
+                del first
                 while session is not None:
                     yield from self.catch_up(session)
                     if session.finished:
@@ -106,6 +112,7 @@ class Stream:
                 return TIME_UP
             if not watch.wait(min(self.cfg.events_heartbeat, left)):
                 yield b": keep-alive\n\n"
+                self.stay(self.lease())
                 if self.store.version(self.sid) == version:  # a check beside the notifications, now and then
                     continue
             moved = watch.latest
@@ -114,6 +121,16 @@ class Stream:
             found = self.store.load(self.sid)
             if found is None or found.version != version:
                 return found
+
+    def lease(self) -> float:
+        """Seconds this stream's presence lasts unless renewed: two heartbeats and a margin."""
+        return 2 * self.cfg.events_heartbeat + 5.0
+
+    def answer(self, state: engine.State, version: int) -> dict[str, Any]:
+        return seat_answer(self.sid, state, version, self.seat, self.presence())
+
+    def presence(self) -> list[dict[str, Any]]:
+        return self.sessions.presence(Session(self.sid, 0, {}, self.meta, False))
 
     def catch_up(self, session: Session) -> Iterator[bytes]:
         """The events from the client's last version to ``session``'s: each missed version's view, or a gap
@@ -129,8 +146,8 @@ class Stream:
                 yield sse("gap", {"code": "gap", "last_event_id": self.last, "version": current,
                                   "detail": gap_detail(self.last, current)})
         for version, state in missed or []:
-            yield sse("view", seat_answer(self.sid, state, version, self.seat), version)
-        yield sse("view", seat_answer(self.sid, session.state, current, self.seat), current)
+            yield sse("view", self.answer(state, version), version)
+        yield sse("view", self.answer(session.state, current), current)
         self.last, self.state = current, session.state
 
     def missed_states(self, last: int, current: int) -> list[tuple[int, engine.State]] | None:
@@ -145,7 +162,7 @@ class Stream:
                 return None
             out = []
             for entry in entries:
-                state, _ = guarded(engine.apply, state, entry["move"])
+                state = replay_entry(engine.clone(state), entry)
                 out.append((entry["version"], state))
             return out
         except engine.RulesError:
@@ -159,7 +176,7 @@ class Stream:
                 "deals": meta["deals"]}
         state = start_match(meta["game"], spec)
         for entry in self.store.entries(self.sid, 1, version):
-            state, _ = guarded(engine.apply, state, entry["move"], in_place=True)
+            state = replay_entry(state, entry)
         return state
 
 

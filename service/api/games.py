@@ -35,7 +35,7 @@ def envelope(state: State, events: list[Event], c: StateCodec | None = None) -> 
         out["state_tag"] = tag
     legal = engine.legal_moves(state)
     out.update(to_act=engine.seats_to_act(legal), legal_moves=legal, events=events,
-               finished=engine.is_finished(state), result=engine.result(state))
+               finished=engine.is_finished(state), result=engine.match_result(state))
     out.update(engine.envelope_extras(state))
     return out
 
@@ -133,13 +133,32 @@ def replay(game: str) -> Response:
     req = schemas.load(schemas.REPLAY, body())
     state = start_match(game, req, config().max_deals)
     events: list[Event] = []
+    abortable = True
     for i, mv in enumerate(req["moves"]):
         try:
             state, events = engine.apply(state, mv, in_place=True)
         except IllegalMove as exc:
             raise ApiError(422, "illegal_move", f"Move {i} is illegal: {exc.message}", reason=exc.reason,
                            index=i) from None
+        abortable = abortable and not engine.closes_abort_window(events)
+    end = req.get("end")
+    if end is not None:
+        state, events = end_replayed(state, end, abortable), []
     return reply(envelope(state, events))
+
+
+def end_replayed(state: State, end: dict[str, Any], abortable: bool) -> State:
+    """A replayed match ended as a session's was (a timeout, a concession or an abort: docs/sessions.md)."""
+    if end["seat"] >= state["players"]:
+        raise ApiError(422, "invalid_request", f"'end.seat' must be from 0 to {state['players'] - 1}.")
+    if end["by"] == "abort" and not abortable:
+        raise ApiError(422, "abort_too_late", "The moves complete a trick (or settle a deal): a match cannot be "
+                                              "aborted after that.")
+    if engine.is_finished(state):
+        raise ApiError(422, "match_over", "The moves finish the match: it cannot also end by "
+                                          f"{end['by']}.")
+    new_state: State = guarded(engine.end_match, state, end["by"], end["seat"])
+    return new_state
 
 
 def _seat(state: State, seat: Any) -> int | None:

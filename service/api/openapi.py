@@ -22,7 +22,7 @@ ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "mus
 CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
          "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
          "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
-         "idempotency_key_reused", "too_many_requests", "limit_exceeded"]
+         "idempotency_key_reused", "too_many_requests", "limit_exceeded", "match_over", "abort_too_late"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -107,7 +107,15 @@ def components() -> dict[str, Any]:
         "Result": {"type": "object", "required": ["scores", "payoffs", "ranking"], "additionalProperties": True,
                    "properties": {"scores": {"type": "array", "items": {"type": "number"}},
                                   "payoffs": {"type": "array", "items": {"type": "integer"}},
-                                  "ranking": {"type": "array", "items": ref("Seat")}}},
+                                  "ranking": {"type": "array", "items": ref("Seat")},
+                                  "ended_by": {"type": "string",
+                                               "enum": ["play", "timeout", "concession", "abort"],
+                                               "description": "How the match ended (docs/sessions.md)."},
+                                  "forfeited": nullable({**ref("Seat"), "description": "The seat that forfeited "
+                                                         "(a timeout or a concession), ranked last."}),
+                                  "penalties": {"type": "array", "items": {"type": "integer"},
+                                                "description": "Sessions with the penalty policy: each seat's "
+                                                               "timeouts the service answered with a move."}}},
         "Envelope": {
             "type": "object", "required": ["state", "to_act", "legal_moves", "events", "finished", "result"],
             "properties": {"state": ref("State"), "state_tag": ref("StateTag"),
@@ -143,7 +151,16 @@ def components() -> dict[str, Any]:
         "DealSpec": {"type": "object", "additionalProperties": False, "properties": deal_spec_properties()},
         "ReplayRequest": {"type": "object", "additionalProperties": False, "required": ["moves"],
                           "properties": {**deal_spec_properties(),
-                                         "moves": {"type": "array", "items": ref("Move")}}},
+                                         "moves": {"type": "array", "items": ref("Move")},
+                                         "end": nullable(ref("ReplayEnd"))}},
+        "ReplayEnd": {
+            "type": "object", "additionalProperties": False, "required": ["by", "seat"],
+            "description": "How a session's match ended other than by play, applied after the moves (a session's "
+                           "log gives it as replay.end): a timeout or a concession forfeits for `seat`, an abort "
+                           "ends the match with no winner (422 abort_too_late once the moves complete a trick or "
+                           "settle a deal; 422 match_over when the moves finish the match). docs/sessions.md.",
+            "properties": {"by": {"type": "string", "enum": ["timeout", "concession", "abort"]},
+                           "seat": ref("Seat")}},
         "GameSummary": {
             "type": "object", "required": ["id", "name", "players", "options", "summary"],
             "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "summary": {"type": "string"},

@@ -61,9 +61,44 @@ def schemas() -> dict[str, Any]:
             "type": "object", "required": ["game"], "additionalProperties": False,
             "properties": {"game": {"type": "string", "enum": sorted(engine.all_games())},
                            **deal_spec_properties(),
+                           "clock": nullable(ref("Clock")),
                            "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{32,128}$",
                                              "description": "Hex, 128 bits at least: its SHA-256 is published at "
                                                             "creation (docs/fair-dealing.md). Drawn when absent."})}},
+        "Clock": {
+            "type": "object", "additionalProperties": False,
+            "description": "A time control: a limit per move and/or a bank per match (with an increment added "
+                           "after each move made in time), at least one of the two; what happens when a seat's "
+                           "time is up is the policy (docs/sessions.md, \"Time controls\").",
+            "properties": {
+                "move_ms": nullable({"type": "integer", "minimum": 100, "maximum": 86400000}),
+                "bank_ms": nullable({"type": "integer", "minimum": 100, "maximum": 86400000}),
+                "increment_ms": {"type": "integer", "minimum": 0, "maximum": 86400000, "default": 0},
+                "policy": {"type": "string", "enum": ["forfeit", "auto", "penalty"], "default": "forfeit"}}},
+        "ClockState": {
+            "type": "object", "required": ["policy", "move_ms", "bank_ms", "increment_ms", "server_time_ms", "seats"],
+            "properties": {
+                "policy": {"type": "string", "enum": ["forfeit", "auto", "penalty"]},
+                "move_ms": nullable({"type": "integer"}), "bank_ms": nullable({"type": "integer"}),
+                "increment_ms": {"type": "integer"},
+                "server_time_ms": {"type": "integer", "description": "The service's clock (epoch ms) when it answered."},
+                "seats": {"type": "array", "items": {
+                    "type": "object", "required": ["seat", "remaining_ms", "deadline_ms", "running"],
+                    "properties": {
+                        "seat": ref("Seat"),
+                        "remaining_ms": nullable({"type": "integer", "description": "Bank left now (null without a bank)."}),
+                        "deadline_ms": nullable({"type": "integer", "description": "Epoch ms when this seat times "
+                                                                                   "out, while its clock runs."}),
+                        "running": {"type": "boolean"}}}}}},
+        "Presence": {
+            "type": "array", "description": "Which seats hold an event stream or a long-poll now, and since when.",
+            "items": {"type": "object", "required": ["seat", "connected", "since"],
+                      "properties": {"seat": ref("Seat"), "connected": {"type": "boolean"},
+                                     "since": nullable({"type": "string", "format": "date-time"})}}},
+        "SessionEnd": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"reason": nullable({"type": "string", "maxLength": 200,
+                                               "description": "Why; shown in the public log."})}},
         "SessionCreated": {
             "type": "object", "required": ["id", "version", "seats", "commitment"],
             "properties": {
@@ -78,6 +113,7 @@ def schemas() -> dict[str, Any]:
                                "description": "SHA-256 (hex) of the seed's bytes; see docs/fair-dealing.md."},
                 "deals_commitment": nullable({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
                 "explicit_deals": {"type": "integer", "minimum": 0},
+                "clock": nullable({**ref("Clock"), "description": "The time control, as the service reads it."}),
                 "expires_in": {"type": "integer", "description": "Seconds the session lives without a move."}}},
         "SessionView": {
             "type": "object",
@@ -89,7 +125,8 @@ def schemas() -> dict[str, Any]:
                                                         "description": "What this seat (or a spectator) may see."},
                 "legal_moves": {"type": "array", "items": ref("Move"),
                                 "description": "This seat's legal moves now (none for a spectator)."},
-                "to_act": seat_list, "finished": {"type": "boolean"}, "result": nullable(ref("Result"))}},
+                "to_act": seat_list, "finished": {"type": "boolean"}, "result": nullable(ref("Result")),
+                "clock": nullable(ref("ClockState")), "presence": ref("Presence")}},
         "SessionEvent": {
             "type": "object", "required": ["event", "data"],
             "description": "One event of the stream (OpenAPI 3.1: the schema of each event, not of the stream).",
@@ -105,13 +142,24 @@ def schemas() -> dict[str, Any]:
                 {"type": "integer", "minimum": 0,
                  "description": "The version you decided on; 409 version_conflict if the session has moved on."})}},
         "LogEntry": {
-            "type": "object", "required": ["version", "time", "seat", "action", "move", "hidden"],
+            "type": "object", "required": ["version", "time", "type", "seat"],
+            "description": "A move (`type` move: action, move, hidden), or how the match ended or a seat gave up "
+                           "(`type` timeout, concession or abort: reason, ends).",
             "properties": {
                 "version": {"type": "integer", "minimum": 1}, "time": {"type": "string", "format": "date-time"},
+                "at": {"type": "string", "format": "date-time", "description": "The same as time."},
+                "type": {"type": "string", "enum": ["move", "timeout", "concession", "abort"]},
                 "seat": ref("Seat"), "action": {"type": "string"},
                 "move": {"type": "object", "description": "The move with its public parameters only."},
                 "hidden": {"type": "array", "items": {"type": "string"},
-                           "description": "Parameters withheld until the match ends (e.g. discards)."}}},
+                           "description": "Parameters withheld until the match ends (e.g. discards)."},
+                "elapsed_ms": {"type": "integer", "description": "The time the seat used on this turn."},
+                "auto": {"type": "boolean", "description": "The service made this move for the seat."},
+                "timeout": {"type": "boolean", "description": "...because the seat's time was up."},
+                "penalty": {"type": "boolean", "description": "...and it counts as a penalty (penalty policy)."},
+                "reason": nullable({"type": "string"}),
+                "ends": {"type": "boolean", "description": "This entry ended the match (false: a concession "
+                                                           "under the auto policy; the service plays on)."}}},
         "SessionLog": {
             "type": "object", "required": ["id", "version", "finished", "commitment", "entries", "seed"],
             "properties": {
@@ -119,6 +167,7 @@ def schemas() -> dict[str, Any]:
                 "options": {"type": "object"}, "version": {"type": "integer"}, "finished": {"type": "boolean"},
                 "commitment": {"type": "string"}, "deals_commitment": nullable({"type": "string"}),
                 "created": {"type": "string", "format": "date-time"},
+                "clock": nullable(ref("Clock")),
                 "entries": {"type": "array", "items": ref("LogEntry")},
                 "seed": nullable({"type": "string", "description": "Revealed once the match is finished."}),
                 "deals": nullable({"type": "array", "items": ref("Deal")}),
@@ -126,6 +175,17 @@ def schemas() -> dict[str, Any]:
                                     "description": "Once finished: the body to POST to /v1/games/{game}/replay."}),
                 "result": nullable(ref("Result"))}},
     }
+
+
+def end_operation(operation_id: str, summary: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """A concession or an abort: the seat's token, an optional reason, the seat's view after it."""
+    return {"operationId": operation_id, "summary": summary, "security": [{BEARER: []}],
+            "parameters": [sid_param()],
+            "requestBody": {"required": False, "content": {"application/json": {
+                "schema": ref("SessionEnd"), "example": {"reason": "my bot crashed"}}}},
+            "responses": {"200": ok(ref("SessionView"), "Your seat's view after it."),
+                          "400": problem_response("invalid_request: the body is not the documented shape."),
+                          "401": unauthorized(), "404": not_found(), **extra, "503": unavailable()}}
 
 
 def security_schemes() -> dict[str, Any]:
@@ -210,6 +270,15 @@ def paths() -> dict[str, Any]:
                 "204": {"description": "The match is over and the client has its last event: nothing will "
                                        "follow (EventSource stops reconnecting)."},
                 "400": bad, "401": unauthorized(), "404": not_found(), "503": unavailable()}}},
+        "/v1/sessions/{id}/concede": {"post": end_operation(
+            "concedeSession", "Give up: by the session's policy the match ends now with your seat last "
+                              "(forfeit, penalty, no time control), or the service plays for you (auto).",
+            {"409": problem_response("match_over: the match is over already.")})},
+        "/v1/sessions/{id}/abort": {"post": end_operation(
+            "abortSession", "Call the match off before its first trick is completed: finished, nobody wins "
+                            "(result ended_by abort, payoffs all 0).",
+            {"409": problem_response("abort_too_late: a trick has been completed (or a deal settled); "
+                                     "match_over: the match is over already.")})},
         "/v1/sessions/{id}/log": {"get": {
             "operationId": "getSessionLog", "summary": "The public move log; the seed and every move once finished.",
             "parameters": [sid_param()],

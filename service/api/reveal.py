@@ -11,8 +11,10 @@ from .. import engine
 from .games import guarded
 
 
-def apply_and_redact(state: engine.State, move: dict[str, Any]) -> tuple[engine.State, list[str]]:
-    """``move`` applied to ``state`` (in place), and the names of its parameters the log must hide for now."""
+def apply_and_redact(state: engine.State, move: dict[str, Any]
+                     ) -> tuple[engine.State, list[str], list[engine.Event]]:
+    """``move`` applied to ``state`` (in place), the names of its parameters the log must hide for now, and
+    the move's events."""
     hidden = engine.hidden_params(state, move) if len(move) > 2 else []
-    new_state, _events = guarded(engine.apply, state, move, in_place=True)
-    return new_state, hidden
+    new_state, events = guarded(engine.apply, state, move, in_place=True)
+    return new_state, hidden, events

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from .errors import ApiError
 
@@ -49,8 +49,19 @@ class NewMatch(DealSpec):
     pass
 
 
+class ReplayEnd(Schema):
+    """How a session's match ended other than by play (its log's ``replay.end``)."""
+
+    class Meta:
+        unknown = RAISE
+
+    by = fields.String(required=True, validate=validate.OneOf(("timeout", "concession", "abort")))
+    seat = StrictInt(required=True, validate=validate.Range(0))
+
+
 class Replay(DealSpec):
     moves = fields.List(fields.Dict(), required=True)
+    end = fields.Nested(ReplayEnd, load_default=None, allow_none=True)
 
 
 class MoveRequest(Schema):
@@ -75,9 +86,43 @@ class ViewRequest(LegalMovesRequest):
     pass
 
 
+CLOCK_MIN_MS, CLOCK_MAX_MS = 100, 24 * 3600 * 1000
+
+
+class ClockSpec(Schema):
+    """A session's time control (docs/sessions.md, "Time controls")."""
+
+    class Meta:
+        unknown = RAISE
+
+    move_ms = StrictInt(load_default=None, allow_none=True, validate=validate.Range(CLOCK_MIN_MS, CLOCK_MAX_MS))
+    bank_ms = StrictInt(load_default=None, allow_none=True, validate=validate.Range(CLOCK_MIN_MS, CLOCK_MAX_MS))
+    increment_ms = StrictInt(load_default=0, validate=validate.Range(0, CLOCK_MAX_MS))
+    policy = fields.String(load_default="forfeit", validate=validate.OneOf(("forfeit", "auto", "penalty")))
+
+    @validates_schema
+    def needs_a_limit(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("move_ms") is None and data.get("bank_ms") is None:
+            raise ValidationError("give 'move_ms', 'bank_ms' or both", "clock")
+
+    @post_load
+    def in_order(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return {k: data[k] for k in ("policy", "move_ms", "bank_ms", "increment_ms")}
+
+
 class SessionCreate(DealSpec):
     game = fields.String(required=True)
     seed = fields.String(load_default=None, allow_none=True, validate=SECRET_HEX)
+    clock = fields.Nested(ClockSpec, load_default=None, allow_none=True)
+
+
+class SessionEnd(Schema):
+    """The body of a concession or an abort."""
+
+    class Meta:
+        unknown = RAISE
+
+    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
 
 
 class SessionMove(Schema):
@@ -176,5 +221,6 @@ LEGAL = LegalMovesRequest()
 VIEW = ViewRequest()
 SESSION_CREATE = SessionCreate()
 SESSION_MOVE = SessionMove()
+SESSION_END = SessionEnd()
 FAST = {id(MOVE): _fast_move, id(LEGAL): _fast_seat, id(VIEW): _fast_seat, id(SESSION_MOVE): _fast_session_move}
-__all__ = ["load", "NEW", "REPLAY", "MOVE", "LEGAL", "VIEW", "SESSION_CREATE", "SESSION_MOVE", "EXCLUDE"]
+__all__ = ["load", "NEW", "REPLAY", "MOVE", "LEGAL", "VIEW", "SESSION_CREATE", "SESSION_MOVE", "SESSION_END", "EXCLUDE"]

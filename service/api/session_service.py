@@ -14,7 +14,8 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -24,10 +25,11 @@ import orjson
 from .. import engine
 from ..config import Config
 from ..storage import Session, SessionStore, Write
-from . import schemas
+from . import referee, schemas
 from .errors import ApiError
 from .games import guarded, new_seed, start_match
 from .json import parse
+from .referee import REF, game_state, now_ms
 from .reveal import apply_and_redact
 
 SID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -35,6 +37,8 @@ TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,256}$")
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_MOVE_BYTES = 4096      # a move request's body (a session's log keeps every move: MAX_MOVES of them)
 SAVE_ATTEMPTS = 16          # reloads after losing a compare-and-set race, before answering 409
+SETTLE_STEPS = 64           # timeouts and moves for conceded seats applied in one go, at most
+MAX_REASON = 200            # characters of a concession's or an abort's reason
 REALM = 'Bearer realm="card-referee"'
 
 
@@ -61,6 +65,10 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def iso_ms(epoch_ms: int) -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 # ----- problems -------------------------------------------------------------------------
 def not_found() -> ApiError:
     return ApiError(404, "session_not_found", "There is no such session: the id is wrong, or it has expired.")
@@ -79,6 +87,15 @@ class MoveAnswer:
 
     body: dict[str, Any]
     replayed: bool = False
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What ``settle`` did: how many timeouts (and moves for conceded seats) it applied, and the version whose
+    deadline it noted last (None: the session is over or gone, or it stopped after SETTLE_STEPS)."""
+
+    applied: int
+    scheduled: int | None
 
 
 @dataclass(frozen=True)
@@ -101,6 +118,7 @@ class SessionService:
         self.store = store
         self.config = config
         self.on_found = on_found
+        self.on_clock: Callable[[], None] | None = None  # told when a clocked session is scheduled (the applier)
 
     def ttl_for(self, finished: bool) -> int:
         return self.config.finished_ttl if finished else self.config.session_ttl
@@ -109,8 +127,10 @@ class SessionService:
     def create(self, spec: dict[str, Any]) -> dict[str, Any]:
         """A new session from a checked creation request (``game`` known): the 201 body, with the seats' tokens."""
         game = spec.pop("game")
+        clock = spec.pop("clock", None)
         spec["seed"] = spec.get("seed") or new_seed()
         state = start_match(game, spec, self.config.max_deals)
+        state[REF] = referee.new_record(clock, state, now_ms())
         deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
         tokens = [secrets.token_urlsafe(32) for _ in range(state["players"])]
         sid = secrets.token_urlsafe(16)
@@ -120,7 +140,9 @@ class SessionService:
         self._fits(len(orjson.dumps(state)) + len(orjson.dumps(meta)), "Its state and its explicit deals")
         finished = engine.is_finished(state)
         self.store.create(Session(sid, 0, state, meta, finished), self.ttl_for(finished))
+        self._schedule(sid, 0, state)
         return {"id": sid, "version": 0, "game": game, "players": state["players"], "options": state["options"],
+                "clock": clock,
                 "seats": [{"seat": s, "token": t} for s, t in enumerate(tokens)],
                 "commitment": meta["commitment"], "deals_commitment": meta["deals_commitment"],
                 "explicit_deals": len(deals), "expires_in": self.ttl_for(finished)}
@@ -167,7 +189,30 @@ class SessionService:
 
     def seat_answer(self, session: Session, seat: int | None) -> dict[str, Any]:
         """What a seat (or a spectator, None) sees: its view, its legal moves and the public facts."""
-        return seat_answer(session.id, session.state, session.version, seat)
+        return seat_answer(session.id, session.state, session.version, seat, self.presence(session))
+
+    def presence(self, session: Session) -> list[dict[str, Any]]:
+        """Which seats hold an event stream or a long-poll now, and since when (the earliest still held)."""
+        since: dict[int, int] = {}
+        for seat, start in self.store.holders(session.id, now_ms()):
+            since[seat] = min(since.get(seat, start), start)
+        return [{"seat": s, "connected": s in since, "since": iso_ms(since[s]) if s in since else None}
+                for s in range(session.meta["players"])]
+
+    @contextmanager
+    def present(self, session: Session, seat: int | None, lease: float) -> Iterator[Callable[[float], None]]:
+        """Mark ``seat`` connected for the ``with`` block (a spectator is not recorded): for ``lease`` seconds,
+        extended by calling what this yields with new seconds. A holder that dies without leaving is dropped
+        when its lease runs out."""
+        if seat is None:
+            yield lambda seconds: None
+            return
+        now = now_ms()
+        member = self.store.enter(session.id, seat, now, now + int(lease * 1000))
+        try:
+            yield lambda seconds: self.store.stay(session.id, member, now_ms() + int(seconds * 1000))
+        finally:
+            self.store.leave(session.id, member)
 
     # ----- moving -----------------------------------------------------------------
     def move(self, sid: str, authorization: str | None, raw: bytes, idempotency: str | None) -> MoveAnswer:
@@ -188,6 +233,10 @@ class SessionService:
         for attempt in range(SAVE_ATTEMPTS):
             try:
                 answer, write = self._judge(session, req)
+            except Overdue:
+                self.settle(sid)  # a clock ran out before this move came: the timeout is applied first
+                session = self.find(sid)
+                continue
             except (ApiError, engine.RulesError):
                 fresh = self.current(session)
                 if fresh is not session:
@@ -199,6 +248,7 @@ class SessionService:
                 raise
             saved = self.store.save(sid, session.version, write, self.ttl_for(write.finished))
             if saved.kind == "saved":
+                self._saved(sid, session.version, write.state)
                 return MoveAnswer(answer)
             if saved.kind == "replayed":
                 return self._replayed(saved.answer or {}, req)
@@ -237,14 +287,156 @@ class SessionService:
         if session.version >= self.config.max_moves and not session.finished:
             raise ApiError(422, "limit_exceeded", f"This session holds {self.config.max_moves} moves, as many as "
                                                   "one session may (MAX_MOVES): it takes no more.", limit="moves")
-        state, hidden = apply_and_redact(session.state, req.move)
+        now = now_ms()
+        ref = referee.record_of(session.state)
+        if referee.due(ref, now) is not None:
+            raise Overdue()
+        state, hidden, events = apply_and_redact(session.state, req.move)
         self._fits(len(orjson.dumps(state)), "The state after this move")
         version = session.version + 1
         entry = {"version": version, "time": now_iso(), "move": req.move, "hidden": hidden}
-        answer = seat_answer(session.id, state, version, req.seat)
+        self._clocks_after(state, ref, entry, req.seat, now, events, in_time=True)
+        answer = seat_answer(session.id, state, version, req.seat, self.presence(session))
         record = None if req.answer_key is None else {"fp": req.fingerprint, "body": answer}
         finished = engine.is_finished(state)
         return answer, Write(state, finished, entry, req.answer_key, record, self.config.session_ttl)
+
+    def _clocks_after(self, state: engine.State, ref: referee.Record, entry: dict[str, Any], seat: int,
+                      now: int, events: list[engine.Event], in_time: bool) -> None:
+        """The record after ``seat``'s move (applied to ``state``): its time charged, the next turns' clocks
+        started, the abort window closed by a trick or a settlement; the move's log entry says how long the
+        seat took."""
+        ref = state[REF] = referee.clone_record(ref)
+        entry["elapsed_ms"] = referee.charge(ref, seat, now, in_time)
+        referee.turn_begins(ref, state, now, seat)
+        if ref["open"] and engine.closes_abort_window(events):
+            ref["open"] = False
+        if ref["clock"] is not None:
+            entry["ref"] = ref  # the clocks as of this version, for the event stream's missed versions
+
+    def _schedule(self, sid: str, version: int, state: engine.State, previous: int | None = None) -> None:
+        """Note the session's next deadline (clocked sessions only), in place of the previous version's."""
+        ref = referee.record_of(state)
+        if ref["clock"] is None:
+            return
+        if self.on_clock is not None:
+            self.on_clock()
+        due = None if engine.is_finished(state) else referee.next_deadline(ref)
+        self.store.schedule(sid, version, due, previous)
+
+    def _saved(self, sid: str, version: int, state: engine.State) -> None:
+        """After a write stored as ``version + 1``: the new deadline, and at once the moves that are due
+        already (the seats the service plays for)."""
+        ref = referee.record_of(state)
+        if ref["clock"] is None:
+            return
+        self._schedule(sid, version + 1, state, version)
+        if not engine.is_finished(state) and referee.due(ref, now_ms()) is not None:
+            self.settle(sid)
+
+    # ----- clocks, concessions and aborts -------------------------------------------
+    def settle(self, sid: str) -> Settled:
+        """Apply what is due on the session now, one version each: timeouts by its policy, and the moves of
+        the seats the service plays for. Safe to call from any instance at any time: each step is a
+        compare-and-set on the version it was judged on. Afterwards the session's deadline is noted afresh."""
+        applied = 0
+        for _ in range(SETTLE_STEPS):
+            session = self.store.load(sid) if SID.match(sid) else None
+            if session is None:
+                return Settled(applied, None)
+            ref = referee.record_of(session.state)
+            now = now_ms()
+            seat = None if session.finished else referee.due(ref, now)
+            if seat is None:
+                self._schedule(sid, session.version, session.state)
+                return Settled(applied, None if session.finished else session.version)
+            write = self._timeout(session, ref, seat, now)
+            saved = self.store.save(sid, session.version, write, self.ttl_for(write.finished))
+            if saved.kind == "saved":
+                applied += 1
+                self._schedule(sid, session.version + 1, write.state, session.version)
+        return Settled(applied, None)
+
+    def _timeout(self, session: Session, ref: referee.Record, seat: int, now: int) -> Write:
+        """What the service does for ``seat`` whose time is up (or who conceded to it): the policy's
+        forfeit, or a move of its own (``engine.auto_move``)."""
+        version = session.version + 1
+        policy = ref["clock"]["policy"]
+        timed_out = referee.timed_out(ref, seat)
+        if timed_out and policy == "forfeit":
+            state = guarded(engine.end_match, session.state, "timeout", seat)
+            ref = state[REF] = referee.clone_record(ref)
+            elapsed = referee.charge(ref, seat, now, in_time=False)
+            referee.stop(ref)
+            entry = {"version": version, "time": now_iso(), "type": "timeout", "seat": seat, "ends": True,
+                     "elapsed_ms": elapsed, "reason": f"Seat {seat} ran out of time.", "ref": ref}
+            return Write(state, True, entry)
+        move = guarded(engine.auto_move, game_state(session.state), seat)
+        state, hidden, events = apply_and_redact(session.state, move)
+        entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden, "auto": True}
+        if timed_out:
+            entry["timeout"] = True
+        self._clocks_after(state, ref, entry, seat, now, events, in_time=False)
+        if timed_out and policy == "penalty":
+            state[REF]["penalties"][seat] += 1
+            entry["penalty"] = True
+        return Write(state, engine.is_finished(state), entry)
+
+    def concede(self, sid: str, authorization: str | None, raw: bytes) -> dict[str, Any]:
+        """The token's seat gives up, by the session's policy: the match ends now with the seat last
+        (forfeit, penalty, or no time control), or the service plays for it from now on (auto)."""
+        return self._end(sid, authorization, raw, "concession")
+
+    def abort(self, sid: str, authorization: str | None, raw: bytes) -> dict[str, Any]:
+        """The token's seat calls the match off: allowed until a trick is completed (or, in a game without
+        tricks, a deal settled); nobody wins."""
+        return self._end(sid, authorization, raw, "abort")
+
+    def _end(self, sid: str, authorization: str | None, raw: bytes, by: str) -> dict[str, Any]:
+        session = self.find(sid)
+        seat = self.seat_of(session, authorization, required=True)
+        assert seat is not None
+        reason = read_reason(raw)
+        for attempt in range(SAVE_ATTEMPTS):
+            write = self._end_write(session, seat, by, reason)
+            if write is None:  # conceded to the service already: nothing changes
+                return self.seat_answer(session, seat)
+            saved = self.store.save(sid, session.version, write, self.ttl_for(write.finished))
+            if saved.kind == "saved":
+                self._saved(sid, session.version, write.state)
+                return seat_answer(sid, write.state, session.version + 1, seat, self.presence(session))
+            if saved.kind == "gone":
+                raise not_found()
+            time.sleep(random.uniform(0, 0.002 * attempt))
+            session = saved.current or self.find(sid)
+        raise ApiError(409, "version_conflict", "The session is changing too fast; send it again.",
+                       version=session.version)
+
+    def _end_write(self, session: Session, seat: int, by: str, reason: str | None) -> Write | None:
+        if session.finished:
+            raise ApiError(409, "match_over", "The match is over already.")
+        ref = referee.record_of(session.state)
+        if by == "abort" and not ref["open"]:
+            raise ApiError(409, "abort_too_late", "The match can no longer be aborted: a trick has been completed "
+                                                  "(or a deal settled).")
+        policy = None if ref["clock"] is None else ref["clock"]["policy"]
+        entry = {"version": session.version + 1, "time": now_iso(), "type": by, "seat": seat, "reason": reason}
+        if by == "concession" and policy == "auto":
+            if seat in ref["auto"]:
+                return None
+            ref = referee.clone_record(ref)
+            ref["auto"].append(seat)
+            state = {**session.state, REF: ref}
+            entry.update(ends=False, ref=ref)
+            return Write(state, False, entry)
+        state = guarded(engine.end_match, session.state, by, seat)
+        if ref["clock"] is not None:
+            ref = state[REF] = referee.clone_record(ref)
+            entry["elapsed_ms"] = referee.charge(ref, seat, now_ms(), in_time=False) if by != "abort" else 0
+            referee.stop(ref)
+            entry["ref"] = ref
+        entry["ends"] = True
+        return Write(state, True, entry)
 
     def _fits(self, size: int, what: str) -> None:
         if size > self.config.max_session_bytes:
@@ -272,23 +464,39 @@ class SessionService:
         session, entries = found
         self._found(session)
         meta, done = session.meta, session.finished
-        out_entries = []
-        for e in entries:
-            hidden = [] if done else e["hidden"]
-            move = {k: v for k, v in e["move"].items() if k not in hidden}
-            out_entries.append({"version": e["version"], "time": e["time"], "seat": e["move"]["seat"],
-                                "action": e["move"]["action"], "move": move, "hidden": hidden})
         out: dict[str, Any] = {
             "id": sid, "game": meta["game"], "players": meta["players"], "options": meta["options"],
             "version": session.version, "finished": done, "commitment": meta["commitment"],
-            "deals_commitment": meta["deals_commitment"], "created": meta["created"], "entries": out_entries,
-            "seed": None, "deals": None, "replay": None, "result": guarded(engine.result, session.state)}
+            "deals_commitment": meta["deals_commitment"], "created": meta["created"],
+            "clock": referee.record_of(session.state)["clock"],
+            "entries": [public_entry(e, done) for e in entries],
+            "seed": None, "deals": None, "replay": None, "result": session_result(session.state)}
         if done:
             seed = session.state["seed"]
-            out.update(seed=seed, deals=meta["deals"],
-                       replay={"players": meta["players"], "options": meta["options"], "seed": seed,
-                               "deals": meta["deals"], "moves": [e["move"] for e in entries]})
+            replay = {"players": meta["players"], "options": meta["options"], "seed": seed, "deals": meta["deals"],
+                      "moves": [e["move"] for e in entries if "move" in e]}
+            ending = [e for e in entries if e.get("ends")]
+            if ending:
+                replay["end"] = {"by": ending[-1]["type"], "seat": ending[-1]["seat"]}
+            out.update(seed=seed, deals=meta["deals"], replay=replay)
         return out
+
+
+def public_entry(e: dict[str, Any], done: bool) -> dict[str, Any]:
+    """A log entry as anyone may read it: a move with its hidden parameters left out until the end (``at``
+    its time, ``elapsed_ms`` how long its seat took, ``auto`` when the service made it), or a timeout, a
+    concession or an abort with its seat and reason."""
+    if "move" not in e:
+        return {"version": e["version"], "time": e["time"], "at": e["time"], "type": e["type"], "seat": e["seat"],
+                "reason": e.get("reason"), "ends": e.get("ends", True), "elapsed_ms": e.get("elapsed_ms", 0)}
+    hidden = [] if done else e["hidden"]
+    move = {k: v for k, v in e["move"].items() if k not in hidden}
+    out = {"version": e["version"], "time": e["time"], "at": e["time"], "type": "move", "seat": e["move"]["seat"],
+           "action": e["move"]["action"], "move": move, "hidden": hidden, "elapsed_ms": e.get("elapsed_ms", 0)}
+    for flag in ("auto", "timeout", "penalty"):
+        if e.get(flag):
+            out[flag] = True
+    return out
 
 
 def idempotency_key(raw: str | None) -> str | None:
@@ -303,11 +511,55 @@ def idempotency_key(raw: str | None) -> str | None:
     return key
 
 
-def seat_answer(sid: str, state: engine.State, version: int, seat: int | None) -> dict[str, Any]:
-    """What GET answers: that seat's view, its legal moves (none for a spectator) and the public facts."""
-    legal = guarded(engine.legal_moves, state)
+def replay_entry(state: engine.State, entry: dict[str, Any]) -> engine.State:
+    """The stored state after a log entry, from the state before it (changed in place where it can be): its
+    move applied, or the match ended, and the referee record as it was after it."""
+    if "move" in entry:
+        state, _ = guarded(engine.apply, state, entry["move"], in_place=True)
+    elif entry.get("ends"):
+        state = guarded(engine.end_match, state, entry["type"], entry["seat"])
+    if "ref" in entry:
+        state[REF] = entry["ref"]
+    return state
+
+
+def read_reason(raw: bytes) -> str | None:
+    """A concession's or an abort's body: nothing, or ``{"reason": <at most 200 characters>}``."""
+    if not raw.strip():
+        return None
+    body = schemas.load(schemas.SESSION_END, parse(raw))
+    reason: str | None = body.get("reason")
+    return reason
+
+
+def session_result(state: engine.State) -> dict[str, Any] | None:
+    """The result as a session shows it: how the match ended, and under the penalty policy each seat's
+    penalties (timeouts the service answered with a move)."""
+    result = guarded(engine.match_result, game_state(state))
+    ref = referee.record_of(state)
+    if result is not None and ref["clock"] is not None and ref["clock"]["policy"] == "penalty":
+        result["penalties"] = list(ref["penalties"])
+    return result
+
+
+def seat_answer(sid: str, state: engine.State, version: int, seat: int | None,
+                presence: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What GET answers: that seat's view, its legal moves (none for a spectator) and the public facts: the
+    clock (null without a time control) and which seats are connected."""
+    plain = game_state(state)
+    legal = guarded(engine.legal_moves, plain)
     return {"id": sid, "game": state["game"], "version": version, "seat": seat,
-            "view": guarded(engine.view, state, seat),
+            "view": guarded(engine.view, plain, seat),
             "legal_moves": [] if seat is None else [m for m in legal if m["seat"] == seat],
             "to_act": engine.seats_to_act(legal), "finished": engine.is_finished(state),
-            "result": guarded(engine.result, state)}
+            "result": session_result(state),
+            "clock": referee.public(referee.record_of(state), now_ms()),
+            "presence": presence if presence is not None else absent(state["players"])}
+
+
+def absent(players: int) -> list[dict[str, Any]]:
+    return [{"seat": s, "connected": False, "since": None} for s in range(players)]
+
+
+class Overdue(Exception):
+    """A clock ran out before the move being judged: the timeout comes first."""

@@ -3,6 +3,8 @@
     POST /v1/sessions                 create; one bearer token per seat (only their SHA-256 is stored)
     GET  /v1/sessions/{id}            that seat's view (spectator without a token); ?after=&wait= long-polls
     POST /v1/sessions/{id}/moves      a move by the token's seat; optimistic concurrency on ``version``
+    POST /v1/sessions/{id}/concede    the token's seat gives up (by the session's policy)
+    POST /v1/sessions/{id}/abort      the token's seat calls the match off, before the first trick
     GET  /v1/sessions/{id}/log        the public move log; the seed and every move once finished
 
 This blueprint only reads HTTP into calls of the session service (service/api/session_service.py, the one
@@ -30,6 +32,7 @@ DECIMAL = re.compile(r"^[0-9]{1,15}$")
 SECONDS = re.compile(r"^-?[0-9]{1,9}(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?$")  # a JSON number (range checked apart)
 WAIT_MAX = 999_999_999.0  # the largest `wait` openapi.yaml allows (the service waits LONG_POLL_MAX at most)
 NO_STORE = {"Cache-Control": "no-store"}
+PRESENCE_GRACE = 5.0  # seconds a waiter's presence outlasts its wait, should its process die meanwhile
 
 
 def service() -> SessionService:
@@ -98,7 +101,9 @@ def show(sid: str) -> Response:
     session = sessions.find(sid, touch="Authorization" in request.headers)
     seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
     if after is not None and session.version <= after and wait > 0:
-        store().wait(sid, after, min(wait, config().long_poll_max))
+        waited = min(wait, config().long_poll_max)
+        with sessions.present(session, seat, waited + PRESENCE_GRACE):
+            store().wait(sid, after, waited)
         session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
         if session.version <= after:
             session = sessions.find(sid)
@@ -111,6 +116,18 @@ def submit(sid: str) -> Response:
                             request.headers.get("Idempotency-Key"))
     headers = {"Idempotent-Replayed": "true", **NO_STORE} if answer.replayed else NO_STORE
     return reply(answer.body, headers=headers)
+
+
+@bp.post("/v1/sessions/<sid>/concede")
+def concede(sid: str) -> Response:
+    answer = service().concede(sid, request.headers.get("Authorization"), request.get_data(cache=False))
+    return reply(answer, headers=NO_STORE)
+
+
+@bp.post("/v1/sessions/<sid>/abort")
+def abort(sid: str) -> Response:
+    answer = service().abort(sid, request.headers.get("Authorization"), request.get_data(cache=False))
+    return reply(answer, headers=NO_STORE)
 
 
 @bp.get("/v1/sessions/<sid>/log")

@@ -16,6 +16,7 @@ from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
 from .catalogue import describe
+from .endings import ENDINGS, FORFEITS, auto_move, closes_abort_window, end_match, ended_result, match_result
 from .moves import CARD_PATTERN, Move
 from .registry import all_games, get_game
 from .rng import seed_bytes
@@ -25,6 +26,7 @@ __all__ = [
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
     "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
     "deals_from", "max_dealings", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
+    "ENDINGS", "FORFEITS", "auto_move", "closes_abort_window", "end_match", "match_result",
 ]
 
 _INTERNAL_ERRORS = INTERNAL_ERRORS
@@ -108,7 +110,12 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
 
 def result(state: State) -> dict[str, Any] | None:
-    return get_game(state["game"]).result(state) if state["phase"] == OVER else None
+    """The game's result once the match is over; for a match cut short (``end_match``) the forfeit's or the
+    abort's, which also say how it ended (``match_result`` says so for every match)."""
+    if state["phase"] != OVER:
+        return None
+    game = get_game(state["game"])
+    return ended_result(game, state) if "ended" in state else game.result(state)
 
 
 def envelope_extras(state: State) -> dict[str, Any]:

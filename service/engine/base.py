@@ -220,6 +220,24 @@ class Game:
     def check_options(self, options: Options, n: int) -> None:
         """Cross-option checks; raise InvalidOptions."""
 
+    def standing(self, state: State) -> list[Any]:
+        """Each seat's score as the match stands, for the result of a match cut short: ``scores`` where the game
+        keeps points, else ``chips``, else zeros."""
+        for key in ("scores", "chips"):
+            values = state.get(key)
+            if isinstance(values, list) and len(values) == state["players"]:
+                return list(values)
+        return [0] * state["players"]
+
+    def forfeit_result(self, state: State, seat: int) -> dict[str, Any]:
+        """The result of a match that ``seat`` forfeited (a timeout or a concession: engine/endings.py). The
+        core's: ``seat`` ranked last and paying one unit to every other seat (a zero sum), the others ranked
+        in seat order with equal payoffs. A game whose page says otherwise overrides it."""
+        n = state["players"]
+        others = [s for s in range(n) if s != seat]
+        return {"scores": self.standing(state), "payoffs": [-(n - 1) if s == seat else 1 for s in range(n)],
+                "ranking": [*others, seat]}
+
     def zero_sum(self, options: Options) -> bool:
         """Do the result's payoffs always sum to 0 under these options? (A few specs make a loser pay for
         something outside the table, e.g. Toepen's round of drinks; the property tests honour this.)"""

@@ -112,6 +112,32 @@ class SessionStore(Protocol):
     def wait(self, sid: str, after: int, timeout: float) -> None:
         """Return once the session's version is above ``after``, or after ``timeout`` seconds."""
 
+    def schedule(self, sid: str, version: int, deadline_ms: int | None, previous: int | None = None) -> None:
+        """Note that the session at ``version`` times out at ``deadline_ms`` (epoch ms; None: it does not, and
+        any deadline noted for it is forgotten), and forget the deadline noted for its version ``previous``. Deadlines are shared by every instance
+        (docs/sessions.md, "Time controls")."""
+
+    def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
+        """The (session, version) pairs whose deadline is ``now_ms`` or earlier, at most ``limit``, claimed
+        atomically: no other caller gets them for ``lease_ms`` (after which an unfinished claim is handed out
+        again, so a crashed instance's timeouts are still applied)."""
+
+    def unschedule(self, sid: str, version: int) -> None:
+        """Forget the deadline noted for the session's ``version`` (applied, or no longer current)."""
+
+    def enter(self, sid: str, seat: int, since_ms: int, until_ms: int) -> str:
+        """Record that ``seat`` holds a connection to the session (an event stream, a long-poll) from
+        ``since_ms`` until ``until_ms`` at the latest; returns the holder's handle for ``stay`` and ``leave``."""
+
+    def stay(self, sid: str, holder: str, until_ms: int) -> None:
+        """The holder is still connected: its record lasts until ``until_ms``."""
+
+    def leave(self, sid: str, holder: str) -> None:
+        """The holder disconnected."""
+
+    def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
+        """(seat, since) of every connection held now."""
+
     def count(self, name: str, ttl: int) -> int:
         """Add one to the counter ``name`` and return its value; a new counter expires ``ttl`` seconds after
         its first count (the quotas' fixed windows: service/api/limits.py)."""

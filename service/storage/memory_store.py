@@ -9,6 +9,7 @@ Records are kept as JSON bytes, exactly as Redis would hold them, so no caller c
 """
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from contextlib import AbstractContextManager
@@ -41,6 +42,8 @@ class MemoryStore:
         self._cond = threading.Condition()
         self._next_sweep = 0.0
         self._watchers = Watchers()
+        self._deadlines: dict[tuple[str, int], int] = {}
+        self._holders: dict[str, dict[str, tuple[int, int, int]]] = {}  # sid -> handle -> (seat, since, until)
 
     def create(self, session: Session, ttl: int) -> None:
         with self._cond:
@@ -108,6 +111,54 @@ class MemoryStore:
 
     def wait(self, sid: str, after: int, timeout: float) -> None:
         wait_past(self, sid, after, timeout)
+
+    def schedule(self, sid: str, version: int, deadline_ms: int | None, previous: int | None = None) -> None:
+        with self._cond:
+            if previous is not None:
+                self._deadlines.pop((sid, previous), None)
+            if deadline_ms is not None:
+                self._deadlines[(sid, version)] = deadline_ms
+            else:
+                self._deadlines.pop((sid, version), None)
+
+    def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
+        with self._cond:
+            due = sorted((at, member) for member, at in self._deadlines.items() if at <= now_ms)[:limit]
+            for _, member in due:
+                self._deadlines[member] = now_ms + lease_ms
+            return [member for _, member in due]
+
+    def unschedule(self, sid: str, version: int) -> None:
+        with self._cond:
+            self._deadlines.pop((sid, version), None)
+
+    def enter(self, sid: str, seat: int, since_ms: int, until_ms: int) -> str:
+        handle = f"{seat}/{since_ms}/{secrets.token_hex(8)}"
+        with self._cond:
+            held = self._holders.setdefault(sid, {})
+            for stale in [h for h, (_, _, until) in held.items() if until <= since_ms]:
+                del held[stale]
+            held[handle] = (seat, since_ms, until_ms)
+        return handle
+
+    def stay(self, sid: str, holder: str, until_ms: int) -> None:
+        with self._cond:
+            held = self._holders.get(sid, {})
+            if holder in held:
+                seat, since, _ = held[holder]
+                held[holder] = (seat, since, until_ms)
+
+    def leave(self, sid: str, holder: str) -> None:
+        with self._cond:
+            held = self._holders.get(sid)
+            if held is not None:
+                held.pop(holder, None)
+                if not held:
+                    del self._holders[sid]
+
+    def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
+        with self._cond:
+            return [(seat, since) for seat, since, until in self._holders.get(sid, {}).values() if until > now_ms]
 
     def count(self, name: str, ttl: int) -> int:
         with self._cond:

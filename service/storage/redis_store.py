@@ -7,6 +7,9 @@ Keys (``prefix`` is KEY_PREFIX, ``{id}`` a hash tag so a session's keys share on
                                     nonces (the last saves' nonces)
     <prefix>log:{<id>}              list: one JSON entry per accepted move, oldest first
     <prefix>answer:{<id>}:<hash>    string: the first answer to a move request with an Idempotency-Key
+    <prefix>deadlines:{all}         sorted set: "<id>/<version>" -> epoch ms when the session times out at that
+                                    version (clocked sessions only); the timeout appliers claim from it
+    <prefix>presence:{<id>}         sorted set: "<seat>/<since ms>/<random>" -> when that connection's lease ends
     <prefix>moved:{<id>}            pub/sub channel: "<version> <done> <state>" after each accepted move; each process
                                     with waiting clients subscribes to the channels of their sessions on
                                     one connection (storage/notify.py)
@@ -157,9 +160,19 @@ if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
-_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest() for source in (SAVE, LOAD, CREATE, ANSWER, COUNT)}  # what EVALSHA names
+# KEYS: deadlines.  ARGV: now, lease until, limit.  The members due by now, each claimed for the lease: one
+# caller gets each (Redis runs the script atomically); an unfinished claim is handed out again after the lease.
+CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member) end
+return due
+"""
+
+_SHA1 = {source: hashlib.sha1(source.encode()).hexdigest()
+         for source in (SAVE, LOAD, CREATE, ANSWER, COUNT, CLAIM)}  # what EVALSHA names
 
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
+PRESENCE_SLACK_MS = 60_000  # a presence set outlives its last lease by this much
 RECENT_STATES = 4096  # sessions whose last state a process keeps (about 1-3 KB each)
 
 
@@ -502,6 +515,69 @@ class RedisStore:
         with self._op("count"):
             key = self.key_for("quota", name)
             return int(self.topology.for_key(key)[1].script(COUNT, [key], [int(ttl)]))
+
+    # ----- deadlines (one sorted set for every session: member "<id>/<version>", score the epoch ms) ------
+    def schedule(self, sid: str, version: int, deadline_ms: int | None, previous: int | None = None) -> None:
+        key = self.key_for("deadlines", "all")
+        with self._op("schedule"):
+            pipe = self.topology.for_key(key)[0].pipeline(transaction=False)
+            if previous is not None:
+                pipe.zrem(key, f"{sid}/{previous}")
+            if deadline_ms is not None:
+                pipe.zadd(key, {f"{sid}/{version}": deadline_ms})
+            else:
+                pipe.zrem(key, f"{sid}/{version}")
+            pipe.execute()
+
+    def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
+        key = self.key_for("deadlines", "all")
+        with self._op("claim"):
+            members = self.topology.for_key(key)[1].script(CLAIM, [key], [now_ms, now_ms + lease_ms, limit])
+        out = []
+        for member in members:
+            sid, _, version = member.rpartition("/")
+            if sid and version.isdigit():
+                out.append((sid, int(version)))
+        return out
+
+    def unschedule(self, sid: str, version: int) -> None:
+        key = self.key_for("deadlines", "all")
+        with self._op("unschedule"):
+            self.topology.for_key(key)[1]("ZREM", key, f"{sid}/{version}")
+
+    # ----- presence (a sorted set per session: member "<seat>/<since>/<random>", score its lease's end) -----
+    def enter(self, sid: str, seat: int, since_ms: int, until_ms: int) -> str:
+        key, holder = self.key_for("presence", sid), f"{seat}/{since_ms}/{secrets.token_hex(8)}"
+        with self._op("presence"):
+            pipe = self.topology.for_key(key)[0].pipeline(transaction=False)
+            pipe.zremrangebyscore(key, "-inf", since_ms)  # the leases of holders that died without leaving
+            pipe.zadd(key, {holder: until_ms})
+            pipe.pexpire(key, max(1, until_ms - since_ms) + PRESENCE_SLACK_MS)
+            pipe.execute()
+        return holder
+
+    def stay(self, sid: str, holder: str, until_ms: int) -> None:
+        key = self.key_for("presence", sid)
+        with self._op("presence"):
+            pipe = self.topology.for_key(key)[0].pipeline(transaction=False)
+            pipe.zadd(key, {holder: until_ms}, xx=True)
+            pipe.pexpireat(key, until_ms + PRESENCE_SLACK_MS, gt=True)
+            pipe.execute()
+
+    def leave(self, sid: str, holder: str) -> None:
+        key = self.key_for("presence", sid)
+        with self._op("presence"):
+            self.topology.for_key(key)[1]("ZREM", key, holder)
+
+    def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
+        key = self.key_for("presence", sid)
+        with self._op("presence"):
+            members = self.topology.for_key(key)[1]("ZRANGEBYSCORE", key, f"({now_ms}", "+inf")
+        out = []
+        for member in members:
+            seat, since, _ = member.split("/", 2)
+            out.append((int(seat), int(since)))
+        return out
 
     def ping(self) -> None:
         with self._op("ping"):

@@ -196,7 +196,7 @@ def test_replay_answers_a_sealed_final_state(client: FlaskClient) -> None:
         moves.append(move)
     resp = client.post("/v1/games/femkort/replay", json={"seed": "77", "moves": moves})
     out = resp.get_json()
-    assert resp.status_code == 200 and out["result"] == engine.result(plain)
+    assert resp.status_code == 200 and out["result"] == engine.match_result(plain)
     assert set(out["state"]) == {"sealed", "kid", "game", "view", "box"} and "77" != out["state"]["box"]
     assert env["state"]["kid"] == out["state"]["kid"]
 

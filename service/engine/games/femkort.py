@@ -186,6 +186,10 @@ class Femkort(Game):
         ranking = rank_seats(n, lambda s: (-payoffs[s], -state["wins"][s], s))
         return {"scores": list(state["wins"]), "payoffs": payoffs, "ranking": ranking}
 
+    def standing(self, state: State) -> list[Any]:
+        """The deals each seat has won so far (a forfeit's ``scores``, as the result's are)."""
+        return list(state["wins"])
+
     # ----- the totals carried between deals -----------------------------------------------
     def card_groups(self, state: State) -> list[Any]:
         played = [p[1] for t in state["tricks"] for p in t["plays"]] + [p[1] for p in state["trick"]["plays"]]

@@ -470,6 +470,15 @@ class Toepen(Game):
     def zero_sum(self, options: Options) -> bool:
         return bool(options["match_end"] == "last_survivor")
 
+    def forfeit_result(self, state: State, seat: int) -> dict[str, Any]:
+        """To the first target the forfeiting seat is the one loser (it pays, the others pay nothing, as in a
+        played match); as last survivor the core's rule holds."""
+        if state["options"]["match_end"] != "first_to_target":
+            return super().forfeit_result(state, seat)
+        n = state["players"]
+        return {"scores": list(state["scores"]), "payoffs": [-1 if s == seat else 0 for s in range(n)],
+                "ranking": [*(s for s in range(n) if s != seat), seat], "losers": [seat]}
+
     # ----- what a seat sees (3) ---------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         out = super().view(state, seat)
