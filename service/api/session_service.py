@@ -38,7 +38,8 @@ IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_MOVE_BYTES = 4096      # a move request's body (a session's log keeps every move: MAX_MOVES of them)
 SAVE_ATTEMPTS = 16          # reloads after losing a compare-and-set race, before answering 409
 SETTLE_STEPS = 64           # timeouts and moves for conceded seats applied in one go, at most
-MAX_REASON = 200            # characters of a concession's or an abort's reason
+PRESENCE_FRESH = 1.0        # seconds a process answers with the presence it last read of a session
+PRESENCE_KEPT = 10_000      # sessions whose presence a process keeps
 REALM = 'Bearer realm="card-referee"'
 
 
@@ -119,6 +120,7 @@ class SessionService:
         self.config = config
         self.on_found = on_found
         self.on_clock: Callable[[], None] | None = None  # told when a clocked session is scheduled (the applier)
+        self._presence: dict[str, tuple[float, list[tuple[int, int]]]] = {}  # sid -> (fresh until, holders)
 
     def ttl_for(self, finished: bool) -> int:
         return self.config.finished_ttl if finished else self.config.session_ttl
@@ -192,9 +194,17 @@ class SessionService:
         return seat_answer(session.id, session.state, session.version, seat, self.presence(session))
 
     def presence(self, session: Session) -> list[dict[str, Any]]:
-        """Which seats hold an event stream or a long-poll now, and since when (the earliest still held)."""
+        """Which seats hold an event stream or a long-poll now, and since when (the earliest still held).
+        Read from the store at most every PRESENCE_FRESH seconds per session and process (a connection
+        made or ended in this process is seen at once)."""
+        now = time.monotonic()
+        kept = self._presence.get(session.id)
+        if kept is None or kept[0] <= now:
+            if len(self._presence) >= PRESENCE_KEPT:
+                self._presence.clear()  # a bound, not an LRU: refilling costs one read per session
+            kept = self._presence[session.id] = (now + PRESENCE_FRESH, self.store.holders(session.id, now_ms()))
         since: dict[int, int] = {}
-        for seat, start in self.store.holders(session.id, now_ms()):
+        for seat, start in kept[1]:
             since[seat] = min(since.get(seat, start), start)
         return [{"seat": s, "connected": s in since, "since": iso_ms(since[s]) if s in since else None}
                 for s in range(session.meta["players"])]
@@ -209,9 +219,11 @@ class SessionService:
             return
         now = now_ms()
         member = self.store.enter(session.id, seat, now, now + int(lease * 1000))
+        self._presence.pop(session.id, None)
         try:
             yield lambda seconds: self.store.stay(session.id, member, now_ms() + int(seconds * 1000))
         finally:
+            self._presence.pop(session.id, None)
             self.store.leave(session.id, member)
 
     # ----- moving -----------------------------------------------------------------

@@ -519,15 +519,13 @@ class RedisStore:
     # ----- deadlines (one sorted set for every session: member "<id>/<version>", score the epoch ms) ------
     def schedule(self, sid: str, version: int, deadline_ms: int | None, previous: int | None = None) -> None:
         key = self.key_for("deadlines", "all")
+        member = f"{sid}/{version}"
+        commands: list[tuple[Any, ...]] = [] if previous is None else [("ZREM", key, f"{sid}/{previous}")]
+        commands.append(("ZREM", key, member) if deadline_ms is None else ("ZADD", key, deadline_ms, member))
         with self._op("schedule"):
-            pipe = self.topology.for_key(key)[0].pipeline(transaction=False)
-            if previous is not None:
-                pipe.zrem(key, f"{sid}/{previous}")
-            if deadline_ms is not None:
-                pipe.zadd(key, {f"{sid}/{version}": deadline_ms})
-            else:
-                pipe.zrem(key, f"{sid}/{version}")
-            pipe.execute()
+            for reply in self.topology.for_key(key)[1]._pipelined(commands):  # one round trip, on the lane
+                if isinstance(reply, Exception):
+                    raise reply
 
     def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
         key = self.key_for("deadlines", "all")

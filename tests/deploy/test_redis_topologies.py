@@ -76,6 +76,15 @@ def test_the_store_works_on_a_cluster(cluster: LocalCluster) -> None:
     assert store.save(sids[0], 1, Write({"n": 2}, False, {"version": 2}), 60).kind == "saved"
     waiter.join(6)
     assert woke and woke[0] - moved_at < 2, "the long-poll did not wake on the move's message"
+    for i, sid in enumerate(sids):  # the timeouts' deadlines (one key, on one master) and presence
+        store.schedule(sid, 1, 1_000 + i, previous=0)
+        holder = store.enter(sid, 0, 10, 10**13)
+        assert store.holders(sid, 20) == [(0, 10)]
+        store.leave(sid, holder)
+    assert sorted(store.claim_due(5_000, 1_000, 100)) == sorted((sid, 1) for sid in sids)
+    assert store.claim_due(5_000, 1_000, 100) == []
+    for sid in sids:
+        store.unschedule(sid, 1)
 
 
 class Player:

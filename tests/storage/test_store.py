@@ -333,3 +333,52 @@ def test_a_process_hears_only_the_sessions_it_waits_on_and_drops_them_later(
         while client.pubsub_channels(channel) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert client.pubsub_channels(channel) == []  # a's channel dropped while b's is waited on
+
+
+# ----- deadlines and presence (docs/sessions.md, "Time controls") -------------------------------
+def test_deadlines_are_claimed_once_each_and_handed_out_again_after_the_lease(store: SessionStore) -> None:
+    store.schedule("a" * 22, 3, 1_000)
+    store.schedule("b" * 22, 1, 2_000)
+    store.schedule("a" * 22, 4, 1_500, previous=3)  # the next version's deadline replaces the last one's
+    assert store.claim_due(999, 100, 10) == []
+    assert store.claim_due(2_000, 100, 1) == [("a" * 22, 4)]  # the earliest first, at most ``limit``
+    assert store.claim_due(2_000, 100, 10) == [("b" * 22, 1)]  # a claimed one is not handed out again...
+    assert store.claim_due(2_050, 100, 10) == []
+    assert sorted(store.claim_due(2_100, 100, 10)) == [("a" * 22, 4), ("b" * 22, 1)]  # ...until its lease ends
+    store.unschedule("a" * 22, 4)
+    store.schedule("b" * 22, 1, None)  # no deadline at this version any more
+    assert store.claim_due(10**13, 100, 10) == []
+
+
+def test_claims_racing_from_many_threads_hand_each_deadline_to_one(store: SessionStore) -> None:
+    for i in range(40):
+        store.schedule(f"s{i:021d}", 0, 1_000 + i)
+    got: list[tuple[str, int]] = []
+    lock = threading.Lock()
+
+    def claim() -> None:
+        for _ in range(10):
+            mine = store.claim_due(5_000, 60_000, 3)
+            with lock:
+                got.extend(mine)
+    threads = [threading.Thread(target=claim) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == [(f"s{i:021d}", 0) for i in range(40)]
+
+
+def test_presence_holders_come_and_go_and_lapse(store: SessionStore) -> None:
+    now = int(time.time() * 1000)
+    sid = "p" * 22
+    first = store.enter(sid, 1, now, now + 60_000)
+    second = store.enter(sid, 1, now + 5, now + 60_000)
+    store.enter(sid, 2, now, now + 50)  # a holder that died without leaving
+    assert sorted(store.holders(sid, now)) == [(1, now), (1, now + 5), (2, now)]
+    assert sorted(store.holders(sid, now + 100)) == [(1, now), (1, now + 5)]  # its lease ran out
+    store.stay(sid, first, now + 120_000)
+    assert sorted(store.holders(sid, now + 90_000)) == [(1, now)]
+    store.leave(sid, first)
+    store.leave(sid, second)
+    assert store.holders(sid, now) == [(2, now)] and store.holders(sid, now + 100) == []
