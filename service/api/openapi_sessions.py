@@ -197,7 +197,9 @@ def paths() -> dict[str, Any]:
     bad = problem_response("invalid_request: the body, a query parameter or a header is malformed.")
     links = {"GetSession": {"operationId": "getSession", "parameters": {"id": "$response.body#/id"}},
              "GetSessionLog": {"operationId": "getSessionLog", "parameters": {"id": "$response.body#/id"}},
-             "SubmitMove": {"operationId": "submitMove", "parameters": {"id": "$response.body#/id"}}}
+             "SubmitMove": {"operationId": "submitMove", "parameters": {"id": "$response.body#/id"}},
+             "ConcedeSession": {"operationId": "concedeSession", "parameters": {"id": "$response.body#/id"}},
+             "AbortSession": {"operationId": "abortSession", "parameters": {"id": "$response.body#/id"}}}
     created = ok(ref("SessionCreated"), "The session, with one token per seat.")
     created["headers"] = {"Location": {"required": True, "schema": {"type": "string"}}}
     created["links"] = links
