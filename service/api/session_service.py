@@ -375,13 +375,18 @@ class SessionService:
         version = session.version + 1
         policy = ref["clock"]["policy"]
         timed_out = referee.timed_out(ref, seat)
-        if timed_out and policy == "forfeit":
-            state = guarded(engine.end_match, session.state, "timeout", seat)
+        full = session.version >= self.config.max_moves  # the session takes no more moves: it can only end
+        if (timed_out and policy == "forfeit") or full:
+            by = "timeout" if timed_out else "concession"
+            state = guarded(engine.end_match, session.state, by, seat)
             ref = state[REF] = referee.clone_record(ref)
             elapsed = referee.charge(ref, seat, now, in_time=False)
             referee.stop(ref)
-            entry = {"version": version, "time": now_iso(), "type": "timeout", "seat": seat, "ends": True,
-                     "elapsed_ms": elapsed, "reason": f"Seat {seat} ran out of time.", "ref": ref}
+            reason = f"Seat {seat} ran out of time." if timed_out else f"Seat {seat} conceded."
+            if full:
+                reason += f" The session holds {self.config.max_moves} moves (MAX_MOVES): the match ends."
+            entry = {"version": version, "time": now_iso(), "type": by, "seat": seat, "ends": True,
+                     "elapsed_ms": elapsed, "reason": reason, "ref": ref}
             return Write(state, True, entry)
         move = guarded(engine.auto_move, game_state(session.state), seat)
         state, hidden, events = apply_and_redact(session.state, move)

@@ -383,3 +383,19 @@ def test_a_random_field_of_clocked_sessions_keeps_every_rule(app: Flask, client:
         assert replayed.status_code == 200, replayed.get_json()
         expected = {k: v for k, v in log["result"].items() if k != "penalties"}
         assert replayed.get_json()["result"] == expected
+
+
+def test_a_full_session_ends_by_forfeit_whatever_the_policy(make_app: Callable[..., Flask]) -> None:
+    """At MAX_MOVES the service makes no move either: a timeout under auto forfeits."""
+    small = make_app(max_moves=2)
+    stop_appliers(small)
+    table = clocked(small.test_client(), move_ms=100, policy="auto")
+    for _ in range(2):
+        seat = table.get()["to_act"][0]
+        assert table.post(seat, {"move": table.get(seat)["legal_moves"][0]}).status_code == 200
+    seat = table.get()["to_act"][0]
+    time.sleep(0.15)
+    assert small.extensions["timeout_applier"].run_once() == 1
+    result = table.get()["result"]
+    assert result["ended_by"] == "timeout" and result["forfeited"] == seat
+    assert "MAX_MOVES" in table.log()["entries"][-1]["reason"]
