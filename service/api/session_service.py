@@ -415,6 +415,10 @@ class SessionService:
         assert seat is not None
         reason = read_reason(raw)
         for attempt in range(SAVE_ATTEMPTS):
+            if referee.due(referee.record_of(session.state), now_ms()) is not None:
+                self.settle(sid)  # a clock ran out before this came: the timeout is applied first
+                session = self.find(sid)
+                continue
             write = self._end_write(session, seat, by, reason)
             if write is None:  # conceded to the service already: nothing changes
                 return self.seat_answer(session, seat)

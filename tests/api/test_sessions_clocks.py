@@ -399,3 +399,27 @@ def test_a_full_session_ends_by_forfeit_whatever_the_policy(make_app: Callable[.
     result = table.get()["result"]
     assert result["ended_by"] == "timeout" and result["forfeited"] == seat
     assert "MAX_MOVES" in table.log()["entries"][-1]["reason"]
+
+
+def test_a_concession_after_the_deadline_finds_the_timeout_applied_first(app: Flask, client: FlaskClient) -> None:
+    stop_appliers(app)
+    table = clocked(client, move_ms=120, policy="forfeit")
+    seat = table.get()["to_act"][0]
+    time.sleep(0.2)
+    is_problem(concede(table, seat, {"reason": "too late"}), 409, "match_over")
+    assert table.get()["result"]["ended_by"] == "timeout"
+    assert [e["type"] for e in table.log()["entries"]] == ["timeout"]
+
+
+def test_a_timeout_wakes_event_streams_and_long_polls(app: Flask, client: FlaskClient) -> None:
+    from tests.api.test_events import Reader
+    table = clocked(client, move_ms=300, policy="auto")
+    app.extensions["timeout_applier"].start()
+    reader = Reader(client, table.id, table.auth(0), stop_after=3)
+    started = time.monotonic()
+    polled = table.get(1, "?after=0&wait=5")
+    assert polled["version"] >= 1 and time.monotonic() - started < 2.0
+    events = reader.finish(timeout=5.0)
+    assert [e[:2] for e in events] == [("view", 0), ("view", 1), ("view", 2)]
+    assert events[1][2]["clock"]["policy"] == "auto" and events[1][2]["presence"][0]["connected"]
+    stop_appliers(app)
