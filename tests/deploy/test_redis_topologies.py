@@ -7,7 +7,8 @@ Proves: while the store heals the service answers 503 store_unavailable (never a
 master's replica is promoted, then while the new master has no replica to acknowledge a write; then it
 carries on. Every move that was acknowledged (200) is in the session's log afterwards, at the version it
 was given, so none was lost with the dead master. And the store's own operations (create, load, save,
-answer, log, count, long-poll) work on a cluster at all.
+answer, log, count, long-poll, deadlines, presence) work on a cluster at all, and a session's timeout fires
+within a second with nobody calling, applied once by one of two instances, on a cluster and behind Sentinel.
 """
 from __future__ import annotations
 
@@ -194,3 +195,50 @@ def test_every_acknowledged_move_survives_a_sentinel_failover() -> None:
         env = {"REDIS_MODE": "sentinel", "REDIS_SENTINEL_MASTER": watched.NAME,
                "REDIS_SENTINELS": ",".join(f"{h}:{p}" for h, p in watched.sentinels)}
         play_through_a_failover("redis://sentinel-names-the-host/0", env, lambda _: watched.master())
+
+
+def timeouts_fire_unasked(config: Config) -> None:
+    """Two app instances on the store: a clocked session's timeout is applied by one of them within a second,
+    with nobody calling, and a long-poll shows its seat as connected meanwhile."""
+    from service.app import create_app
+    apps = [create_app(config), create_app(config)]
+    for a in apps:
+        a.extensions["timeout_applier"].start()
+    try:
+        client = apps[0].test_client()
+        created = client.post("/v1/sessions", json={"game": "femkort", "players": 3, "seed": SEED,
+                                                    "clock": {"move_ms": 500, "policy": "forfeit"}}).get_json()
+        sid, token = created["id"], created["seats"][2]["token"]
+        first = client.get(f"/v1/sessions/{sid}").get_json()
+        deadline = max(s["deadline_ms"] or 0 for s in first["clock"]["seats"])
+        answers: list[Any] = []
+        poll = threading.Thread(target=lambda: answers.append(apps[1].test_client().get(
+            f"/v1/sessions/{sid}?after=0&wait=5", headers={"Authorization": f"Bearer {token}"}).get_json()))
+        poll.start()
+        store = apps[0].extensions["session_store"]
+        seen = []
+        while poll.is_alive() and not seen:
+            seen = store.holders(sid, int(time.time() * 1000))  # the other instance's long-poll, seen here
+        assert [seat for seat, _ in seen] == [2]
+        poll.join(6)
+        assert answers and answers[0]["finished"] and answers[0]["result"]["ended_by"] == "timeout"
+        assert time.time() * 1000 - deadline < 1_000
+        until = time.monotonic() + 1
+        while sum(a.extensions["timeout_applier"].applied for a in apps) == 0 and time.monotonic() < until:
+            time.sleep(0.01)
+        assert sum(a.extensions["timeout_applier"].applied for a in apps) == 1
+    finally:
+        for a in apps:
+            a.extensions["timeout_applier"].stop()
+
+
+def test_timeouts_fire_unasked_on_a_cluster(cluster: LocalCluster) -> None:
+    timeouts_fire_unasked(Config(redis_url=cluster.url, redis_mode="cluster", key_prefix=f"c{uuid.uuid4().hex[:6]}:",
+                                 testing=True, log_level="WARNING", session_quota=None))
+
+
+def test_timeouts_fire_unasked_behind_sentinel() -> None:
+    with LocalSentinel() as watched:
+        timeouts_fire_unasked(Config(redis_mode="sentinel", redis_sentinels=tuple(watched.sentinels),
+                                     redis_sentinel_master=watched.NAME, key_prefix="s:", testing=True,
+                                     log_level="WARNING", session_quota=None))
