@@ -229,14 +229,30 @@ class Game:
                 return list(values)
         return [0] * state["players"]
 
+    def partnerships(self, state: State) -> list[list[int]] | None:
+        """The sides of a game played in fixed partnerships (None: every seat plays for itself)."""
+        return None
+
+    def forfeit_stake(self, state: State) -> int:
+        """What each seat of a partnership that forfeits pays (a won match's smallest payoff, by default 1)."""
+        return 1
+
     def forfeit_result(self, state: State, seat: int) -> dict[str, Any]:
         """The result of a match that ``seat`` forfeited (a timeout or a concession: engine/endings.py). The
         core's: ``seat`` ranked last and paying one unit to every other seat (a zero sum), the others ranked
-        in seat order with equal payoffs. A game whose page says otherwise overrides it."""
+        in seat order with equal payoffs. In partnerships the seat's whole side loses, each of its seats paying
+        ``forfeit_stake`` to one of the other side, the seat ranked below its partner. A game whose page says
+        otherwise overrides it."""
         n = state["players"]
-        others = [s for s in range(n) if s != seat]
-        return {"scores": self.standing(state), "payoffs": [-(n - 1) if s == seat else 1 for s in range(n)],
-                "ranking": [*others, seat]}
+        sides = self.partnerships(state)
+        if sides is None:
+            others = [s for s in range(n) if s != seat]
+            return {"scores": self.standing(state), "payoffs": [-(n - 1) if s == seat else 1 for s in range(n)],
+                    "ranking": [*others, seat]}
+        losers = next(side for side in sides if seat in side)
+        stake = self.forfeit_stake(state)
+        return {"scores": self.standing(state), "payoffs": [-stake if s in losers else stake for s in range(n)],
+                "ranking": [*(s for s in range(n) if s not in losers), *(s for s in losers if s != seat), seat]}
 
     def zero_sum(self, options: Options) -> bool:
         """Do the result's payoffs always sum to 0 under these options? (A few specs make a loser pay for

@@ -316,6 +316,10 @@ class Alkort(Game):
         partner = self.partner_card(state, seat)
         return self.exposed_cards(state) | ({partner} if partner is not None and partner != NONE else set())
 
+    def partnerships(self, state: State) -> list[list[int]] | None:
+        """A forfeit loses for the seat's side (docs/games/alkort.md, "A forfeit")."""
+        return [[0, 2], [1, 3]]
+
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
             return None

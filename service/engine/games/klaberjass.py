@@ -566,17 +566,10 @@ class Klaberjass(Game):
         return {"scores": scores, "winner": win, "ranking": winners + others,
                 "payoffs": [share[0] if s in winners else share[1] for s in range(n)]}
 
-    def forfeit_result(self, state: State, seat: int) -> dict[str, Any]:
-        """A forfeit loses for the seat's whole side: with four, the other partnership wins as if it had won
-        the match (+1 each, -1 each for the losers), the forfeiting seat ranked below its partner."""
+    def partnerships(self, state: State) -> list[list[int]] | None:
+        """With four, two partnerships: a forfeit loses for the seat's side (docs/games/klaberjass.md)."""
         n = state["players"]
-        if n != 4:
-            return super().forfeit_result(state, seat)
-        losers = members(n, side_of(n, seat))
-        winners = [s for s in range(n) if s not in losers]
-        partner = [s for s in losers if s != seat]
-        return {"scores": list(state["scores"]), "payoffs": [-1 if s in losers else 1 for s in range(n)],
-                "ranking": [*winners, *partner, seat]}
+        return [members(n, 0), members(n, 1)] if n == 4 else None
 
     def card_groups(self, state: State) -> list[Any]:
         played = [p[1] for t in state["tricks"] for p in t["plays"]] + [p[1] for p in state["trick"]["plays"]]

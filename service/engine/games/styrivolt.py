@@ -385,6 +385,15 @@ class Styrivolt(Game):
         crosses = state["board"]["crosses"]
         events.append({"type": "match_over", "winner": crosses["side"], "crosses": board_value(state["board"])})
 
+    def partnerships(self, state: State) -> list[list[int]] | None:
+        """A forfeit loses for the seat's side (docs/games/styrivolt.md, "A forfeit")."""
+        return [[0, 2], [1, 3]]
+
+    def forfeit_stake(self, state: State) -> int:
+        """A forfeit pays as a single cross does."""
+        stake: int = state["options"]["stake_per_cross"]
+        return stake
+
     def result(self, state: State) -> dict[str, Any] | None:
         """Only crosses count: the side holding them wins by their value V (a double is 2); none is a draw."""
         if state["phase"] != OVER:
