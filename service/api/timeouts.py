@@ -40,6 +40,7 @@ class Applier:
         self._pid = os.getpid()
         self._stopped = False
         self._wanted = False
+        self.busy = False         # the last look claimed a full batch
         self._lock = threading.Lock()
         self._failing = False
 
@@ -77,7 +78,8 @@ class Applier:
         except StoreUnavailable:
             self._failed()
             return 0
-        applied = 0
+        self.busy = len(claimed) == BATCH  # more may be due: look again at once
+        applied, failed = 0, False
         for sid, version in claimed:
             try:
                 settled = self.service.settle(sid)
@@ -85,11 +87,17 @@ class Applier:
                 if settled.scheduled != version:  # else settle has just noted this version's deadline again
                     store.unschedule(sid, version)
             except StoreUnavailable:
-                self._failed()  # the claim's lease runs out and it is handed out again
+                failed = True  # the claim's lease runs out and it is handed out again
             except Exception:  # noqa: BLE001 - one broken session must not stop every other session's clock
                 log.exception("a session's timeout could not be applied")
-                store.unschedule(sid, version)
-        self._failing = False
+                try:
+                    store.unschedule(sid, version)
+                except StoreUnavailable:
+                    failed = True
+        if failed:
+            self._failed()
+        else:
+            self._failing = False
         self.applied += applied
         return applied
 
@@ -104,7 +112,11 @@ def _run(ref: weakref.ref[Applier]) -> None:
         applier = ref()
         if applier is None or applier._stopped:
             return
-        applier.run_once()
-        poll = FAILING_POLL if applier._failing else applier.poll
+        try:
+            applier.run_once()
+        except Exception:  # noqa: BLE001 - the thread must outlive anything one look can raise
+            log.exception("the timeout applier's look at the deadlines failed")
+            applier._failing = True
+        poll = FAILING_POLL if applier._failing else 0.0 if applier.busy else applier.poll
         del applier
         time.sleep(poll)

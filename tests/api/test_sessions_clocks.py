@@ -423,3 +423,39 @@ def test_a_timeout_wakes_event_streams_and_long_polls(app: Flask, client: FlaskC
     assert [e[:2] for e in events] == [("view", 0), ("view", 1), ("view", 2)]
     assert events[1][2]["clock"]["policy"] == "auto" and events[1][2]["presence"][0]["connected"]
     stop_appliers(app)
+
+
+def test_a_timeout_due_while_redis_is_down_is_applied_once_it_is_back(make_app: Callable[..., Flask]) -> None:
+    """The applier outlives a dead Redis (it only logs), and applies the timeout when Redis is back."""
+    from tests.redis_server import RedisServer
+    with RedisServer(appendonly=True) as own:
+        app_ = make_app(server=own)
+        applier: Applier = app_.extensions["timeout_applier"]
+        applier.stop()
+        table = clocked(app_.test_client(), move_ms=300, policy="forfeit")
+        time.sleep(1.1)  # the append-only file holds the session (appendfsync everysec)
+        own.kill()
+        applier._stopped = False
+        applier.ensure_running()
+        time.sleep(0.8)  # the deadline is past and Redis down: the applier fails, and goes on
+        assert applier._failing and applier.applied == 0
+        own.start()
+        wait_until(lambda: applier.applied == 1, timeout=4.0)
+        assert table.get()["result"]["ended_by"] == "timeout"
+        stop_appliers(app_)
+
+
+def test_a_backlog_of_deadlines_is_worked_through_without_pausing(app: Flask, client: FlaskClient,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.api import timeouts
+    stop_appliers(app)
+    monkeypatch.setattr(timeouts, "BATCH", 2)
+    tables = [clocked(client, move_ms=100, policy="forfeit") for _ in range(5)]
+    time.sleep(0.15)
+    applier: Applier = app.extensions["timeout_applier"]
+    looks = 0
+    while applier.applied < 5:
+        applier.run_once()
+        looks += 1
+        assert applier.busy == (looks < 3)
+    assert looks == 3 and all(t.get()["result"]["ended_by"] == "timeout" for t in tables)
