@@ -44,7 +44,7 @@ def new_record(clock: dict[str, Any] | None, state: engine.State, now: int) -> R
         n = state["players"]
         ref.update(remaining=None if clock["bank_ms"] is None else [clock["bank_ms"]] * n,
                    started=[None] * n, penalties=[0] * n)
-        turn_begins(ref, state, now, None)
+        turn_begins(ref, engine.to_act(game_state(state)), now, None)
     return ref
 
 
@@ -58,13 +58,12 @@ def stop(ref: Record) -> None:
         ref["started"] = [None] * len(ref["started"])
 
 
-def turn_begins(ref: Record, state: engine.State, now: int, mover: int | None) -> None:
-    """After a move by ``mover`` (None: none), the clocks that run: every seat to act, from now for the mover
-    and for a seat newly to act, from when it began for a seat that was already to act (a simultaneous
-    decision)."""
+def turn_begins(ref: Record, acting: list[int], now: int, mover: int | None) -> None:
+    """After a move by ``mover`` (None: none), the clocks that run: every seat to act now (``acting``), from
+    now for the mover and for a seat newly to act, from when it began for a seat that was already to act (a
+    simultaneous decision)."""
     if ref["clock"] is None:
         return
-    acting = set(engine.to_act(game_state(state)))
     started = ref["started"]
     for seat in range(len(started)):
         if seat not in acting:

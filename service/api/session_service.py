@@ -307,20 +307,21 @@ class SessionService:
         self._fits(len(orjson.dumps(state)), "The state after this move")
         version = session.version + 1
         entry = {"version": version, "time": now_iso(), "move": req.move, "hidden": hidden}
-        self._clocks_after(state, ref, entry, req.seat, now, events, in_time=True)
-        answer = seat_answer(session.id, state, version, req.seat, self.presence(session))
+        legal = guarded(engine.legal_moves, game_state(state))
+        self._clocks_after(state, ref, entry, req.seat, now, events, legal, in_time=True)
+        answer = seat_answer(session.id, state, version, req.seat, self.presence(session), legal)
         record = None if req.answer_key is None else {"fp": req.fingerprint, "body": answer}
         finished = engine.is_finished(state)
         return answer, Write(state, finished, entry, req.answer_key, record, self.config.session_ttl)
 
     def _clocks_after(self, state: engine.State, ref: referee.Record, entry: dict[str, Any], seat: int,
-                      now: int, events: list[engine.Event], in_time: bool) -> None:
-        """The record after ``seat``'s move (applied to ``state``): its time charged, the next turns' clocks
-        started, the abort window closed by a trick or a settlement; the move's log entry says how long the
-        seat took."""
+                      now: int, events: list[engine.Event], legal: list[engine.Move], in_time: bool) -> None:
+        """The record after ``seat``'s move (applied to ``state``, where ``legal`` are the legal moves): its
+        time charged, the next turns' clocks started, the abort window closed by a trick or a settlement; the
+        move's log entry says how long the seat took."""
         ref = state[REF] = referee.clone_record(ref)
         entry["elapsed_ms"] = referee.charge(ref, seat, now, in_time)
-        referee.turn_begins(ref, state, now, seat)
+        referee.turn_begins(ref, engine.seats_to_act(legal), now, seat)
         if ref["open"] and engine.closes_abort_window(events):
             ref["open"] = False
         if ref["clock"] is not None:
@@ -393,7 +394,8 @@ class SessionService:
         entry = {"version": version, "time": now_iso(), "move": move, "hidden": hidden, "auto": True}
         if timed_out:
             entry["timeout"] = True
-        self._clocks_after(state, ref, entry, seat, now, events, in_time=False)
+        legal = guarded(engine.legal_moves, game_state(state))
+        self._clocks_after(state, ref, entry, seat, now, events, legal, in_time=False)
         if timed_out and policy == "penalty":
             state[REF]["penalties"][seat] += 1
             entry["penalty"] = True
@@ -564,11 +566,14 @@ def session_result(state: engine.State) -> dict[str, Any] | None:
 
 
 def seat_answer(sid: str, state: engine.State, version: int, seat: int | None,
-                presence: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What GET answers: that seat's view, its legal moves (none for a spectator) and the public facts: the
-    clock (null without a time control) and which seats are connected."""
+                presence: list[dict[str, Any]] | None = None, legal: list[engine.Move] | None = None
+                ) -> dict[str, Any]:
+    """What GET answers: that seat's view, its legal moves (none for a spectator; ``legal``: every seat's, when
+    known already) and the public facts: the clock (null without a time control) and which seats are
+    connected."""
     plain = game_state(state)
-    legal = guarded(engine.legal_moves, plain)
+    if legal is None:
+        legal = guarded(engine.legal_moves, plain)
     return {"id": sid, "game": state["game"], "version": version, "seat": seat,
             "view": guarded(engine.view, plain, seat),
             "legal_moves": [] if seat is None else [m for m in legal if m["seat"] == seat],
