@@ -27,7 +27,7 @@ from ..config import Config
 from ..storage import Session, SessionStore, StoreUnavailable
 from ..storage.notify import Watch
 from .errors import ApiError
-from .games import guarded, start_match
+from .games import start_match
 from .session_service import SessionService, replay_entry, seat_answer
 from .sessions import DECIMAL, config, query_int, service, store
 

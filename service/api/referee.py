@@ -19,7 +19,6 @@ from .. import engine
 
 REF = "referee"
 Record = dict[str, Any]
-POLICIES = ("forfeit", "auto", "penalty")
 
 
 def now_ms() -> int:

@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 from service import engine
 from service.api.referee import REF
 from service.api.timeouts import Applier
-from tests.api.test_sessions import Table, app, card_set, client, is_problem, true_state  # noqa: F401 - fixtures
+from tests.api.test_sessions import Table, app, client, is_problem, true_state  # noqa: F401 - fixtures
 from tests.engine.playout import hidden_copies_shown
 
 SEED = "c10c" * 8
