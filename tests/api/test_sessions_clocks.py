@@ -467,3 +467,24 @@ def test_a_backlog_of_deadlines_is_worked_through_without_pausing(app: Flask, cl
         looks += 1
         assert applier.busy == (looks < 3)
     assert looks == 3 and all(t.get()["result"]["ended_by"] == "timeout" for t in tables)
+
+
+def test_missed_versions_resent_by_a_stream_carry_their_own_clocks(app: Flask, client: FlaskClient) -> None:
+    """A stream that resumes computes each missed version's view again; its clock is that version's (the
+    deadlines and which clocks ran then), from the log."""
+    from tests.api.test_events import Reader
+    stop_appliers(app)
+    table = clocked(client, move_ms=600_000, bank_ms=3_600_000, increment_ms=500)
+    answers = {}
+    for _ in range(4):
+        seat = table.get()["to_act"][0]
+        answer = table.post(seat, {"move": table.get(seat)["legal_moves"][0]}).get_json()
+        answers[answer["version"]] = answer
+        time.sleep(0.02)
+
+    def timing(answer: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [(s["seat"], s["running"], s["deadline_ms"]) for s in answer["clock"]["seats"]]
+    resumed = Reader(client, table.id, {**table.auth(0), "Last-Event-ID": "1"}, stop_after=3).finish()
+    assert [e[1] for e in resumed] == [2, 3, 4]
+    for _, version, data in resumed:
+        assert timing(data) == timing(answers[version]), version
