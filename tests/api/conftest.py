@@ -20,13 +20,19 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture
-def make_app(redis_server: RedisServer) -> Callable[..., Flask]:
-    """An app on the module's Redis with a key prefix of its own; keyword arguments override Config."""
+def make_app(redis_server: RedisServer) -> Iterator[Callable[..., Flask]]:
+    """An app on the module's Redis with a key prefix of its own; keyword arguments override Config. Each
+    app's timeout applier is stopped after the test (its Redis may be gone by then)."""
+    made: list[Flask] = []
+
     def make(server: RedisServer | None = None, **overrides: Any) -> Flask:
         fields: dict[str, Any] = {"redis_url": (server or redis_server).url, "redis_timeout": 0.3,
                                   "key_prefix": f"t{uuid.uuid4().hex[:10]}:", "long_poll_max": 5.0,
                                   "testing": True, "log_level": "WARNING",
                                   "session_quota": None}  # every test client is 127.0.0.1: test_limits.py tests it
         fields.update(overrides)
-        return create_app(Config(**fields))
-    return make
+        made.append(create_app(Config(**fields)))
+        return made[-1]
+    yield make
+    for app in made:
+        app.extensions["timeout_applier"].stop()

@@ -23,6 +23,7 @@ def schema() -> Iterator[schemathesis.BaseSchema]:
         app = create_app(Config(redis_url=server.url, long_poll_max=1.0, events_max=1.0, testing=True,
                                 log_level="WARNING", session_quota=None))
         yield schemathesis.openapi.from_wsgi("/openapi.yaml", app).include(path_regex="^/v1/sessions")
+        app.extensions["timeout_applier"].stop()  # the fuzzer may have made clocked sessions
 
 
 def test_session_endpoints_keep_the_contract_on_real_sessions(schema: schemathesis.BaseSchema) -> None:
