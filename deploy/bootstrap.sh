@@ -23,6 +23,16 @@ ensure_redis_server() {
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
 }
 
+# Debian's chromium and its chromedriver for the browser test (tests/web), installed when missing. Nothing is
+# downloaded at test time: the test names /usr/bin/chromedriver itself, so selenium-manager never runs.
+ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then return 0; fi
+  echo "chromium or chromedriver not found: installing them with apt-get" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+}
+
 free_port() {
   .venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }

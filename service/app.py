@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from flask import Flask, Response
 
-from . import engine
+from . import engine, web
 from .api import errors, limits, observability
 from .api.codec import codec_for
 from .api.events import bp as events_bp
@@ -16,9 +15,9 @@ from .api.sessions import bp as sessions_bp
 from .api.sessions import service_for
 from .api.timeouts import Applier
 from .config import Config
+from .paths import project_file
 from .storage import SessionStore, StoreUnavailable, store_for
 
-OPENAPI = Path(__file__).resolve().parent.parent / "openapi.yaml"
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -47,12 +46,14 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(games_bp)
     app.register_blueprint(sessions_bp)
     app.register_blueprint(events_bp)
+    web.install(app)
     _ops(app)
     return app
 
 
 def _ops(app: Flask) -> None:
-    spec = OPENAPI.read_bytes() if OPENAPI.exists() else b""
+    found = project_file("openapi.yaml")
+    spec = found.read_bytes() if found is not None else b""
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -11,7 +11,7 @@ def describe(game: Game, full: bool) -> dict[str, Any]:
         "id": game.id, "name": game.name, "summary": game.summary,
         "players": {"min": game.min_players, "max": game.max_players, "default": game.default_players},
         "options": {o.name: o.catalogue() for o in game.all_options()},
-        "docs": f"docs/games/{game.id}.md",
+        "docs": f"/games/{game.id}",  # the rules page, served as HTML (docs/games/<id>.md)
     }
     if full:
         entry["moves"] = {

@@ -1,0 +1,95 @@
+// /table/{id}/replay: a finished session stepped through move by move. The public log of a finished match
+// reveals its seed and every move (docs/fair-dealing.md); each step is the stateless /replay of the first k
+// moves, drawn as the spectator's view with every hand turned face up.
+"use strict";
+
+(() => {
+  const h = TableView.h;
+  const sid = decodeURIComponent(location.pathname.split("/")[2] || "");
+  const query = new URLSearchParams(location.search);
+  const $ = (id) => document.getElementById(id);
+  const steps = new Map();  // k -> Promise of the drawn answer after k moves
+  let log = null;
+  let ctx = null;
+  let at = 0;
+
+  function say(text) {
+    const box = $("message");
+    box.className = "message notice";
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  async function step(k) {
+    if (!steps.has(k)) {
+      const body = { ...log.replay, moves: log.replay.moves.slice(0, k) };
+      steps.set(k, (async () => {
+        const env = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/replay`, { method: "POST", body });
+        const seen = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/view`, {
+          method: "POST", body: { state: env.state, state_tag: env.state_tag || null, seat: null } });
+        const hands = env.state.sealed ? undefined : env.state.hands;  // a sealed state keeps them in its box
+        return { version: k, view: { ...seen.view, ...(hands ? { hands } : {}) }, to_act: env.to_act,
+                 finished: env.finished, result: env.result, events: env.events };
+      })());
+    }
+    return steps.get(k);
+  }
+
+  function describe(k) {
+    if (k === 0) return "The deal, before the first move.";
+    const entry = log.entries[k - 1];
+    const who = ctx.names[entry.seat] || `Seat ${entry.seat}`;
+    return `Move ${k} of ${log.entries.length}: ${who}: ${TableView.moveLabel(entry.move, ctx.faces)}`;
+  }
+
+  async function go(k) {
+    at = Math.max(0, Math.min(log.entries.length, k));
+    $("slider").value = at;
+    $("step").textContent = describe(at);
+    try {
+      const answer = await step(at);
+      if (answer.version !== at) return;  // a later click won
+      TableView.draw($("table"), ctx, answer);
+      const events = (answer.events || []).map((e) => e.type.replace(/_/g, " "));
+      $("caused").textContent = at && events.length ? `It caused: ${events.join(", ")}.` : "";
+      document.body.dataset.step = at;
+      if (at < log.entries.length) step(at + 1).catch(() => null);
+    } catch (err) {
+      say(err.message);
+    }
+  }
+
+  async function start() {
+    try {
+      log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    const info = await Api.json(`/v1/games/${encodeURIComponent(log.game)}`).catch(() => null);
+    $("title").textContent = `${info ? info.name : log.game}: replay`;
+    $("back").href = `/table/${encodeURIComponent(sid)}${location.search}`;
+    if (!log.finished || !log.replay) {
+      say(`The match is not over (${log.entries.length} moves so far): its replay opens when it ends, with the seed.`);
+      return;
+    }
+    ctx = { names: (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24)),
+            faces: Cards.facesFor(log.game, query.get("faces") || localStorage.getItem(`faces:${log.game}`) || ""),
+            mySeat: null, players: log.players };
+    const slider = $("slider");
+    slider.max = log.entries.length;
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    $("first").addEventListener("click", () => go(0));
+    $("prev").addEventListener("click", () => go(at - 1));
+    $("next").addEventListener("click", () => go(at + 1));
+    $("last").addEventListener("click", () => go(log.entries.length));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowLeft") go(at - 1);
+      if (e.key === "ArrowRight") go(at + 1);
+    });
+    $("controls").hidden = false;
+    go(Number(query.get("step") || 0));
+  }
+
+  start();
+})();

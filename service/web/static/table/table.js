@@ -1,0 +1,189 @@
+// The live table: /table/{id} for a spectator, /table/{id}#token=... for a seat (optional ?names=Ann,Bo).
+"use strict";
+
+(() => {
+  const h = TableView.h;
+  const sid = decodeURIComponent(location.pathname.split("/")[2] || "");
+  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  const query = new URLSearchParams(location.search);
+  const $ = (id) => document.getElementById(id);
+
+  const state = { answer: null, game: null, info: null, ctx: null, receivedAt: 0, logSeen: 0, busy: false };
+
+  function names() {
+    return (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24));
+  }
+
+  function say(text, kind = "refusal") {
+    const box = $("message");
+    box.className = `message ${kind}`;
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function facesChoice(game) {
+    const stored = localStorage.getItem(`faces:${game}`);
+    return Cards.facesFor(game, query.get("faces") || stored || "");
+  }
+
+  function setupFaces(game) {
+    const choices = Cards.choices(game);
+    const select = $("faces");
+    select.replaceChildren(...choices.map((c) => h("option", { value: c }, c)));
+    select.value = state.ctx.faces;
+    select.parentElement.hidden = choices.length < 2;
+    select.addEventListener("change", () => {
+      localStorage.setItem(`faces:${game}`, select.value);
+      state.ctx.faces = select.value;
+      redraw();
+    });
+  }
+
+  // The action that plays a card from the hand now: the one the legal moves use, else the vocabulary's.
+  function cardAction(answer) {
+    const legal = answer.legal_moves.find((m) => typeof m.card === "string");
+    if (legal) return legal.action;
+    const moves = (state.info && state.info.moves) || {};
+    return Object.keys(moves).find((a) => moves[a].params && "card" in moves[a].params) || "play";
+  }
+
+  function simpleCardMove(move) {
+    return Object.keys(move).every((k) => ["seat", "action", "card"].includes(k));
+  }
+
+  function moveLabel(move) {
+    const shown = { ...move };
+    for (const k of Object.keys(move.ranges || {})) delete shown[k];
+    return TableView.moveLabel(shown, state.ctx.faces);
+  }
+
+  // A legal move with ranges: a small form with a number box per ranged parameter.
+  function rangedControl(move) {
+    const inputs = Object.entries(move.ranges).map(([k, r]) =>
+      h("label", {}, `${k.replace(/_/g, " ")} `,
+        h("input", { type: "number", name: k, min: r.min, max: r.max, step: 1, value: move[k], required: true })));
+    return h("form", { class: "ranged", onsubmit: (e) => {
+      e.preventDefault();
+      const out = { ...move };
+      delete out.ranges;
+      for (const input of e.target.querySelectorAll("input")) out[input.name] = Number(input.value);
+      submit(out);
+    } }, inputs, h("button", { type: "submit" }, moveLabel(move)));
+  }
+
+  function handAndActions(answer) {
+    if (state.ctx.mySeat === null) return null;
+    const hands = answer.view.hands || [];
+    const hand = Array.isArray(hands[state.ctx.mySeat]) ? hands[state.ctx.mySeat] : [];
+    const legal = answer.legal_moves;
+    const byCard = new Map(legal.filter((m) => simpleCardMove(m) && hand.includes(m.card)).map((m) => [m.card, m]));
+    const others = legal.filter((m) => !byCard.has(m.card) || !simpleCardMove(m));
+    const action = cardAction(answer);
+    const cards = hand.map((card, i) => {
+      const move = byCard.get(card) || { seat: state.ctx.mySeat, action, card };
+      return h("button", { type: "button", class: `hand-card${byCard.has(card) ? " legal" : ""}`, "data-card": card,
+                           "data-index": i, "aria-label": `${move.action} ${Cards.name(card, state.ctx.faces)}`,
+                           onclick: () => submit(move) }, Cards.face(card, state.ctx.faces));
+    });
+    return h("section", { class: "mine", "aria-label": "your hand" },
+      h("h3", {}, "Your hand"),
+      h("div", { class: "hand" }, cards.length ? cards : h("p", { class: "muted" }, "No cards")),
+      others.length ? h("div", { class: "actions" }, others.map((m) => m.ranges ? rangedControl(m)
+        : h("button", { type: "button", class: "action", onclick: () => submit(m) }, moveLabel(m)))) : null);
+  }
+
+  function redraw() {
+    if (!state.answer) return;
+    TableView.draw($("table"), state.ctx, state.answer, { hand: handAndActions(state.answer) });
+    document.body.dataset.version = state.answer.version;
+    document.body.dataset.finished = state.answer.finished;
+  }
+
+  function show(answer) {
+    if (state.answer && answer.version < state.answer.version) return;  // a stream event behind a move's answer
+    const moved = !state.answer || answer.version !== state.answer.version;
+    state.answer = answer;
+    state.receivedAt = Date.now();
+    redraw();
+    if (moved) refreshFeed();
+  }
+
+  async function submit(move) {
+    if (state.busy) return;
+    state.busy = true;
+    const body = { move: { ...move }, version: state.answer.version };
+    delete body.move.ranges;
+    try {
+      const answer = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/moves`, { token, method: "POST", body });
+      say("");
+      show(answer);
+    } catch (err) {
+      if (err instanceof Api.Problem && err.body.code === "version_conflict") {
+        say("The table moved on before your move arrived; look again and choose.", "notice");
+        show(await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token }));
+      } else {
+        say(err.message);
+      }
+    } finally {
+      state.busy = false;
+    }
+  }
+
+  function describe(entry) {
+    const who = state.ctx.names[entry.seat] || `Seat ${entry.seat}`;
+    const rest = moveLabel({ ...entry.move, seat: entry.seat });
+    const hidden = entry.hidden && entry.hidden.length ? ` (${entry.hidden.join(", ")} hidden)` : "";
+    return `${who}: ${rest}${hidden}`;
+  }
+
+  async function refreshFeed() {
+    try {
+      const log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+      const fresh = log.entries.filter((e) => e.version > state.logSeen);
+      const feed = $("feed");
+      for (const entry of fresh) {
+        feed.prepend(h("li", { "data-version": entry.version }, h("span", { class: "muted" }, `#${entry.version} `),
+                       describe(entry)));
+        state.logSeen = Math.max(state.logSeen, entry.version);
+      }
+    } catch (_) { /* the feed is a convenience: the table itself is drawn from the views */ }
+  }
+
+  function note(text) {
+    $("feed").prepend(h("li", { class: "note" }, text));
+  }
+
+  async function start() {
+    if (!sid) { say("No session id in the address."); return; }
+    let first;
+    try {
+      first = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token });
+    } catch (err) {
+      say(err.status === 401 ? "This seat's link is not valid for this session." : err.message);
+      return;
+    }
+    state.info = await Api.json(`/v1/games/${encodeURIComponent(first.game)}`).catch(() => null);
+    state.ctx = { names: names(), faces: facesChoice(first.game), mySeat: first.seat,
+                  players: first.view.players || (first.view.hand_sizes || []).length };
+    const gameName = state.info ? state.info.name : first.game;
+    document.title = `${gameName} - ${first.seat === null ? "spectator" : TableView.seatName(state.ctx, first.seat)}`;
+    $("title").textContent = gameName;
+    $("role").textContent = first.seat === null ? "Spectator" : `You are ${TableView.seatName(state.ctx, first.seat)}`;
+    $("rules").href = `/games/${encodeURIComponent(first.game)}`;
+    $("replay").href = `/table/${encodeURIComponent(sid)}/replay${location.search}`;
+    $("replay").hidden = !first.finished;
+    setupFaces(first.game);
+    show(first);
+    Api.follow(sid, token, {
+      view: show,
+      gap: (g) => note(g.detail),
+      end: (e) => { note(e.detail); $("replay").hidden = false; },
+      gone: (g) => note(g.detail),
+      error: (e) => note(e.message || e.detail || "The stream stopped."),
+      status: (up) => { $("live").className = up ? "live on" : "live off"; },
+    });
+    setInterval(() => TableView.tickClocks($("table"), state.receivedAt), 250);
+  }
+
+  start();
+})();

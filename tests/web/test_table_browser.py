@@ -1,0 +1,288 @@
+"""The table view in a real browser: Debian's headless Chromium, driven by Selenium through the system's
+chromedriver (tests/run.sh installs both with apt-get; nothing is downloaded at run time).
+
+Two seats' pages play a whole two-player Femkort deal by clicks while a spectator's page watches. Checked:
+the spectator's page shows each move within a second; a refused move shows the referee's sentence; no
+response the spectator's page received and nothing in its DOM ever holds a card that is in a hand at that
+moment, nor one of the undealt cards; the replay steps through the finished match; /docs renders. It saves
+the screenshots that the README shows (docs/screenshots/).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from werkzeug.serving import make_server
+
+from service.engine.cards import STANDARD_PACK
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+SEED = "c0ffee" * 6
+NAMES = "Ann,Bo"
+SPECTATOR = "spectator"  # the value of the header the spectator's tab adds to every request it makes
+CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
+
+
+class Tap:
+    """WSGI middleware that keeps every byte answered to the spectator's tab (its requests carry a header
+    that only that tab sends), streamed bodies included, as they are sent."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.responses: list[tuple[str, str, bytearray]] = []  # (path, content type, body so far)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("HTTP_X_TABLE_TEST") != SPECTATOR:
+            return self.app(environ, start_response)
+        record: list[Any] = [environ.get("PATH_INFO", ""), "", bytearray()]
+
+        def tapped_start(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            record[1] = dict(headers).get("Content-Type", "")
+            return start_response(status, headers, *rest)
+
+        with self.lock:
+            self.responses.append(record)  # type: ignore[arg-type]
+        return self._copy(self.app(environ, tapped_start), record[2])
+
+    def _copy(self, body: Iterable[bytes], into: bytearray) -> Iterator[bytes]:
+        try:
+            for chunk in body:
+                with self.lock:
+                    into.extend(chunk)
+                yield chunk
+        finally:
+            close = getattr(body, "close", None)
+            if close:
+                close()
+
+    def json_documents(self) -> list[tuple[str, Any]]:
+        """Every JSON document the spectator received: whole JSON bodies and each event's data."""
+        out = []
+        with self.lock:
+            records = [(p, t, bytes(b)) for p, t, b in self.responses]
+        for path, kind, body in records:
+            if kind.startswith("application/json") or kind.startswith("application/problem+json"):
+                out.append((path, json.loads(body)))
+            elif kind.startswith("text/event-stream"):
+                out += [(path, json.loads(line[6:])) for line in body.decode().splitlines() if line.startswith("data: ")]
+        return out
+
+    def raw(self) -> bytes:
+        with self.lock:
+            return b"".join(bytes(b) for _, _, b in self.responses)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, Flask, Tap]]:
+    from service.app import create_app
+    from service.config import Config
+    from tests.redis_server import RedisServer
+
+    with RedisServer() as redis:
+        app = create_app(Config(redis_url=redis.url, key_prefix="table:", session_quota=None, log_level="WARNING",
+                                events_heartbeat=2.0))
+        tap = Tap(app)
+        httpd = make_server("127.0.0.1", 0, tap, threaded=True)
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{httpd.server_port}", app, tap
+        finally:
+            httpd.shutdown()
+            thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.fail("chromium and chromium-driver are not installed: tests/run.sh installs them with apt-get")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=420,1000", "--disable-extensions", "--no-first-run", "--hide-scrollbars"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))  # no selenium-manager
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+class Api:
+    """The session as the service's API tells it, for the test's own bookkeeping (never through a page)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.client = app.test_client()
+        created = self.client.post("/v1/sessions", json={"game": "femkort", "players": 2, "seed": SEED}).get_json()
+        self.sid = created["id"]
+        self.tokens = [s["token"] for s in created["seats"]]
+
+    def seat(self, seat: int) -> dict[str, Any]:
+        answer: dict[str, Any] = self.client.get(f"/v1/sessions/{self.sid}",
+                                                 headers={"Authorization": f"Bearer {self.tokens[seat]}"}).get_json()
+        return answer
+
+    def hands(self) -> tuple[int, set[str]]:
+        """The version and every card in a hand now (each seat sees its own)."""
+        views = [self.seat(s) for s in range(2)]
+        assert views[0]["version"] == views[1]["version"]
+        return views[0]["version"], {c for v in views for c in v["view"]["hands"][v["seat"]]}
+
+
+def cards_in(value: Any) -> set[str]:
+    return set(CARD.findall(json.dumps(value)))
+
+
+def wait_version(driver: webdriver.Chrome, version: int, timeout: float) -> None:
+    WebDriverWait(driver, timeout, poll_frequency=0.02).until(
+        lambda d: d.execute_script("return document.body.dataset.version") == str(version))
+
+
+def spectator_dom_cards(driver: webdriver.Chrome) -> set[str]:
+    html = driver.execute_script("return document.documentElement.outerHTML")
+    return set(re.findall(r'data-card="([^"]+)"', html)) | set(CARD.findall(html))
+
+
+def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser: webdriver.Chrome) -> None:
+    base, app, tap = server
+    api = Api(app)
+    driver = browser
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    windows = {}
+    for seat in (0, 1):
+        driver.switch_to.new_window("tab")
+        driver.get(f"{base}/table/{api.sid}?names={NAMES}#token={api.tokens[seat]}")
+        windows[seat] = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Table-Test": SPECTATOR}})
+    driver.get(f"{base}/table/{api.sid}?names={NAMES}")
+    windows["spectator"] = driver.current_window_handle
+    wait_version(driver, 0, 5)
+
+    version, in_hands = api.hands()
+    dealt = set(in_hands)
+    hidden_by_version = {version: set(in_hands)}
+    latencies = []
+    refused = []
+
+    while True:
+        answers = [api.seat(s) for s in range(2)]
+        if answers[0]["finished"]:
+            break
+        actor = answers[0]["to_act"][0]
+        legal = {m["card"] for m in answers[actor]["legal_moves"]}
+        hand = answers[actor]["view"]["hands"][actor]
+        driver.switch_to.window(windows[actor])
+        wait_version(driver, version, 5)
+        wrong = [c for c in hand if c not in legal]
+        if wrong and not refused:
+            refused.append(check_refusal(driver, api, actor, wrong[0], version))
+        if version == 0:
+            check_not_your_turn(driver, windows[1 - actor], api, 1 - actor, version)
+            driver.switch_to.window(windows[actor])
+        card = sorted(legal)[0]
+        started = time.monotonic()
+        driver.find_element(By.CSS_SELECTOR, f'button.hand-card.legal[data-card="{card}"]').click()
+        driver.switch_to.window(windows["spectator"])
+        wait_version(driver, version + 1, 1.0)  # within a second of the click, or the test fails here
+        latencies.append(time.monotonic() - started)
+        version, in_hands = api.hands()
+        hidden_by_version[version] = set(in_hands)
+        shown = spectator_dom_cards(driver)
+        assert not shown & in_hands, f"the spectator's page shows a card in a hand: {shown & in_hands}"
+        assert not shown & (set(STANDARD_PACK) - dealt), "the spectator's page shows an undealt card"
+        if version == 3:
+            driver.save_screenshot(str(SHOTS / "spectator.png"))
+            driver.switch_to.window(windows[1])
+            wait_version(driver, version, 2)
+            driver.save_screenshot(str(SHOTS / "seat.png"))
+
+    assert version == 10 and refused, (version, refused)
+    assert max(latencies) < 1.0, latencies
+    check_spectator_traffic(tap, hidden_by_version, set(STANDARD_PACK) - dealt)
+
+    driver.switch_to.window(windows[0])
+    wait_version(driver, version, 2)
+    assert driver.execute_script("return document.body.dataset.finished") == "true"
+    assert "The match is over" in driver.find_element(By.CSS_SELECTOR, ".status").text
+    check_replay(driver, base, api)
+    check_docs(driver, base)
+
+
+def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, version: int) -> str:
+    """Clicking a card the rules do not allow posts it; the referee's sentence is shown, nothing moves."""
+    expected = api.client.post(f"/v1/sessions/{api.sid}/moves", json={
+        "move": {"seat": seat, "action": "play", "card": card}, "version": version},
+        headers={"Authorization": f"Bearer {api.tokens[seat]}"}).get_json()
+    assert expected["code"] == "illegal_move"
+    driver.find_element(By.CSS_SELECTOR, f'button.hand-card[data-card="{card}"]').click()
+    message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
+    assert message == expected["detail"]
+    assert api.hands()[0] == version
+    driver.save_screenshot(str(SHOTS / "refused.png"))
+    return message
+
+
+def check_not_your_turn(driver: webdriver.Chrome, window: str, api: Api, seat: int, version: int) -> None:
+    driver.switch_to.window(window)
+    wait_version(driver, version, 5)
+    driver.find_elements(By.CSS_SELECTOR, "button.hand-card")[0].click()
+    message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
+    assert "turn" in message.lower(), message
+    assert api.hands()[0] == version
+
+
+def check_spectator_traffic(tap: Tap, hidden_by_version: dict[int, set[str]], undealt: set[str]) -> None:
+    documents = tap.json_documents()
+    views = [doc for path, doc in documents if isinstance(doc, dict) and "view" in doc and "version" in doc]
+    assert {v["version"] for v in views} >= set(hidden_by_version), "the spectator's stream missed a version"
+    for doc in views:
+        assert doc["seat"] is None and doc["legal_moves"] == []
+        leaked = cards_in(doc) & hidden_by_version[doc["version"]]
+        assert not leaked, f"version {doc['version']}: the spectator received cards in a hand: {leaked}"
+    for _, doc in documents:
+        assert not cards_in(doc) & undealt, "the spectator received an undealt card"
+    assert not set(CARD.findall(tap.raw().decode(errors="replace"))) & undealt
+
+
+def check_replay(driver: webdriver.Chrome, base: str, api: Api) -> None:
+    driver.get(f"{base}/table/{api.sid}/replay?names={NAMES}")
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "0")
+    for step in (1, 2, 3):
+        driver.find_element(By.ID, "next").click()
+        WebDriverWait(driver, 5).until(lambda d, s=step: d.execute_script("return document.body.dataset.step") == str(s))
+    assert "Move 3 of 10" in driver.find_element(By.ID, "step").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".trick .card")) >= 1
+    driver.save_screenshot(str(SHOTS / "replay.png"))
+    driver.find_element(By.ID, "last").click()
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "10")
+    assert "The match is over" in driver.find_element(By.CSS_SELECTOR, ".status").text
+
+
+def check_docs(driver: webdriver.Chrome, base: str) -> None:
+    driver.set_window_size(1100, 900)
+    driver.get(f"{base}/docs")
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".opblock-summary"))
+    assert "Card Referee" in driver.find_element(By.CSS_SELECTOR, ".info .title").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".opblock")) >= 10
+    driver.save_screenshot(str(SHOTS / "docs.png"))
+    driver.get(f"{base}/games/femkort")
+    assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Femkort")
