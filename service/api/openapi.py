@@ -6,6 +6,7 @@ the committed file differs from what the code describes, so the contract never d
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -273,12 +274,49 @@ def ops_paths() -> dict[str, Any]:
     }
 
 
+def html_page(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+def page_paths() -> dict[str, Any]:
+    """The pages for people: the API docs, the rules, the table view (service/web; docs/table.md)."""
+    table_id = {"name": "id", "in": "path", "required": True, "description": "The session id.",
+                "schema": {"type": "string"}}
+    no_table = problem_response("not_found: the id is not a session id's shape. (A well-formed id's page loads "
+                                "and says when the session does not exist.)")
+    return {
+        "/docs": {"get": {"operationId": "apiDocs", "summary": "This document in Swagger UI (served from the "
+                                                                "service's own files).",
+                          "responses": {"200": html_page("Swagger UI")}}},
+        "/games/{game}": {"get": {"operationId": "gameRules", "summary": "A game's rules page (the catalogue's "
+                                                                         "`docs` link).",
+                                  "parameters": [game_param()],
+                                  "responses": {"200": html_page("The rules as HTML."),
+                                                "404": problem_response("Unknown game.")}}},
+        "/table/{id}": {"get": {
+            "operationId": "tablePage",
+            "summary": "The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL "
+                       "fragment (never sent to the server; the page sends it as an Authorization header).",
+            "parameters": [table_id], "responses": {"200": html_page("The table page."), "404": no_table}}},
+        "/table/{id}/replay": {"get": {
+            "operationId": "tableReplay", "summary": "A finished session stepped through move by move.",
+            "parameters": [table_id], "responses": {"200": html_page("The replay page."), "404": no_table}}},
+    }
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("card-referee")
+    except metadata.PackageNotFoundError:  # a checkout used without installing it
+        return "0+unknown"
+
+
 EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their paths here
 
 
 def build() -> dict[str, Any]:
     from . import openapi_sessions as sessions
-    paths = {**stateless_paths(), **ops_paths(), **sessions.paths()}
+    paths = {**stateless_paths(), **ops_paths(), **sessions.paths(), **page_paths()}
     for extra in EXTRA_PATHS:
         paths.update(extra())
     for path, operations in paths.items():
@@ -290,10 +328,12 @@ def build() -> dict[str, Any]:
     parts["securitySchemes"] = sessions.security_schemes()
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Card Referee", "version": "1.0.0",
+        "info": {"title": "Card Referee", "version": package_version(),
                  "description": "Rules adjudication for card games: is a move legal, and if not why; the next "
                                 "state; the legal moves; per-seat views; final scores and payoffs. Errors are "
                                 "application/problem+json with a stable `code` (and `reason` for illegal moves)."},
+        "servers": [{"url": "/", "description": "The service that serves this document (./deploy/serve.sh: "
+                                               "http://127.0.0.1:8000)."}],
         "paths": paths,
         "components": parts,
     }

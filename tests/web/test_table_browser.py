@@ -233,6 +233,7 @@ def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, vers
         "move": {"seat": seat, "action": "play", "card": card}, "version": version},
         headers={"Authorization": f"Bearer {api.tokens[seat]}"}).get_json()
     assert expected["code"] == "illegal_move"
+    assert not driver.find_element(By.ID, "message").is_displayed()  # a new version clears an earlier refusal
     driver.find_element(By.CSS_SELECTOR, f'button.hand-card[data-card="{card}"]').click()
     message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
     assert message == expected["detail"]

@@ -58,6 +58,20 @@ const Cards = (() => {
     zwikken: ["french", "german"],
   };
 
+  // Where the suit signs of a number card go (columns 20, 30, 40; rows 18 to 70), as on printed cards.
+  const L = 20, M = 30, R = 40;
+  const PIPS = {
+    2: [[M, 18], [M, 70]],
+    3: [[M, 18], [M, 44], [M, 70]],
+    4: [[L, 18], [R, 18], [L, 70], [R, 70]],
+    5: [[L, 18], [R, 18], [M, 44], [L, 70], [R, 70]],
+    6: [[L, 18], [R, 18], [L, 44], [R, 44], [L, 70], [R, 70]],
+    7: [[L, 18], [R, 18], [M, 31], [L, 44], [R, 44], [L, 70], [R, 70]],
+    8: [[L, 18], [R, 18], [M, 31], [L, 44], [R, 44], [M, 57], [L, 70], [R, 70]],
+    9: [[L, 18], [R, 18], [L, 35], [R, 35], [M, 44], [L, 53], [R, 53], [L, 70], [R, 70]],
+    T: [[L, 18], [R, 18], [M, 26.5], [L, 35], [R, 35], [L, 53], [R, 53], [M, 61.5], [L, 70], [R, 70]],
+  };
+
   function el(name, attrs, parent) {
     const node = document.createElementNS(NS, name);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -116,7 +130,8 @@ const Cards = (() => {
     }
     const [rank, suit] = code;
     const label = (RANK_INDEX[faces] && RANK_INDEX[faces][rank]) || rank;
-    const colour = use(svg, 30, 44, 1.35, faces, suit);
+    const pips = PIPS[rank];
+    const colour = pips ? pips.map(([x, y]) => use(svg, x, y, 0.52, faces, suit))[0] : use(svg, 30, 44, 1.35, faces, suit);
     for (const [x, y, rot] of [[8, 15, 0], [52, 69, 180]]) {
       const corner = el("g", { transform: `rotate(${rot} ${x} ${y - 5})` }, svg);
       const t = el("text", { x, y, "text-anchor": "middle", "font-size": label.length > 1 ? 11 : 13,

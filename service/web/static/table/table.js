@@ -104,6 +104,7 @@
     const moved = !state.answer || answer.version !== state.answer.version;
     state.answer = answer;
     state.receivedAt = Date.now();
+    if (moved) say("");  // a refusal was about the table as it was
     redraw();
     if (moved) refreshFeed();
   }

@@ -38,7 +38,7 @@ const TableView = (() => {
   function value(v, faces) {
     if (Cards.isCode(v)) return cardRow([v], faces, "cards small");
     if (Array.isArray(v) && v.length && v.every(Cards.isCode)) return cardRow(v, faces, "cards small");
-    if (v === null || v === undefined) return h("span", { class: "muted" }, "none");
+    if (v === null || v === undefined || (Array.isArray(v) && !v.length)) return h("span", { class: "muted" }, "none");
     if (typeof v === "object") return h("code", {}, JSON.stringify(v));
     return h("span", {}, String(v));
   }
