@@ -31,7 +31,8 @@ DOCS_HEADERS = {
 }
 GAME_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} - Card Referee</title><link rel="stylesheet" href="/docs/static/rules.css"></head>
+<title>{title} - Card Referee</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/static/rules.css">
+</head>
 <body><nav><a href="/docs">API docs</a> · games: {games}</nav><main>{body}</main></body></html>
 """
 

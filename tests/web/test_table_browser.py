@@ -5,7 +5,8 @@ Two seats' pages play a whole two-player Femkort deal by clicks while a spectato
 the spectator's page shows each move within a second; a refused move shows the referee's sentence; no
 response the spectator's page received and nothing in its DOM ever holds a card that is in a hand at that
 moment, nor one of the undealt cards; the replay steps through the finished match; /docs renders. It saves
-the screenshots that the README shows (docs/screenshots/).
+the screenshots that the README shows (docs/screenshots/). Then, for every game, the page of the seat to act
+offers each of its legal moves as a control, and using one plays it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -154,6 +156,18 @@ def wait_version(driver: webdriver.Chrome, version: int, timeout: float) -> None
         lambda d: d.execute_script("return document.body.dataset.version") == str(version))
 
 
+def click(driver: webdriver.Chrome, element: Any) -> None:
+    """A real click, on the element scrolled to the middle of the window (as a person scrolls to it first)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def wait_live(driver: webdriver.Chrome) -> None:
+    """Until the page follows the event stream."""
+    WebDriverWait(driver, 5, poll_frequency=0.02).until(
+        lambda d: d.execute_script("return document.body.dataset.live") == "true")
+
+
 def spectator_dom_cards(driver: webdriver.Chrome) -> set[str]:
     html = driver.execute_script("return document.documentElement.outerHTML")
     return set(re.findall(r'data-card="([^"]+)"', html)) | set(CARD.findall(html))
@@ -169,6 +183,7 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
     for seat in (0, 1):
         driver.switch_to.new_window("tab")
         driver.get(f"{base}/table/{api.sid}?names={NAMES}#token={api.tokens[seat]}")
+        wait_live(driver)
         windows[seat] = driver.current_window_handle
     driver.switch_to.new_window("tab")
     driver.execute_cdp_cmd("Network.enable", {})
@@ -176,6 +191,7 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
     driver.get(f"{base}/table/{api.sid}?names={NAMES}")
     windows["spectator"] = driver.current_window_handle
     wait_version(driver, 0, 5)
+    wait_live(driver)
 
     version, in_hands = api.hands()
     dealt = set(in_hands)
@@ -200,7 +216,7 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
             driver.switch_to.window(windows[actor])
         card = sorted(legal)[0]
         started = time.monotonic()
-        driver.find_element(By.CSS_SELECTOR, f'button.hand-card.legal[data-card="{card}"]').click()
+        click(driver, driver.find_element(By.CSS_SELECTOR, f'button.hand-card.legal[data-card="{card}"]'))
         driver.switch_to.window(windows["spectator"])
         wait_version(driver, version + 1, 1.0)  # within a second of the click, or the test fails here
         latencies.append(time.monotonic() - started)
@@ -234,7 +250,7 @@ def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, vers
         headers={"Authorization": f"Bearer {api.tokens[seat]}"}).get_json()
     assert expected["code"] == "illegal_move"
     assert not driver.find_element(By.ID, "message").is_displayed()  # a new version clears an earlier refusal
-    driver.find_element(By.CSS_SELECTOR, f'button.hand-card[data-card="{card}"]').click()
+    click(driver, driver.find_element(By.CSS_SELECTOR, f'button.hand-card[data-card="{card}"]'))
     message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
     assert message == expected["detail"]
     assert api.hands()[0] == version
@@ -245,7 +261,7 @@ def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, vers
 def check_not_your_turn(driver: webdriver.Chrome, window: str, api: Api, seat: int, version: int) -> None:
     driver.switch_to.window(window)
     wait_version(driver, version, 5)
-    driver.find_elements(By.CSS_SELECTOR, "button.hand-card")[0].click()
+    click(driver, driver.find_elements(By.CSS_SELECTOR, "button.hand-card")[0])
     message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
     assert "turn" in message.lower(), message
     assert api.hands()[0] == version
@@ -287,3 +303,50 @@ def check_docs(driver: webdriver.Chrome, base: str) -> None:
     driver.save_screenshot(str(SHOTS / "docs.png"))
     driver.get(f"{base}/games/femkort")
     assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Femkort")
+
+
+def test_every_game_offers_each_legal_move_as_a_control(server: tuple[str, Flask, Tap],
+                                                         browser: webdriver.Chrome) -> None:
+    """For every game, the page of the seat to act has a control for each of its legal moves (a legal card of
+    its hand, or a button or a small form carrying the move), and using one plays it."""
+    from service import engine
+
+    base, app, _ = server
+    client = app.test_client()
+    driver = browser
+    driver.switch_to.new_window("tab")
+    driver.set_window_size(420, 1000)
+    driver.get_log("browser")  # drained: the refusals of the other test are logged as failed requests
+    for gid, game in engine.all_games().items():
+        players = min(max(3, game.min_players), game.max_players)
+        created = client.post("/v1/sessions", json={"game": gid, "players": players, "seed": SEED}).get_json()
+        sid, tokens = created["id"], [s["token"] for s in created["seats"]]
+        actor = client.get(f"/v1/sessions/{sid}").get_json()["to_act"][0]
+        legal = client.get(f"/v1/sessions/{sid}", headers={"Authorization": f"Bearer {tokens[actor]}"}).get_json()
+        driver.get(f"{base}/table/{sid}#token={tokens[actor]}")
+        driver.refresh()  # the same page with another fragment is not loaded again by itself
+        wait_version(driver, 0, 5)
+        wait_live(driver)
+        hand = legal["view"]["hands"][actor] or []  # Tomato decides blind: no hand shown yet
+        controls = {json.dumps(json.loads(e.get_attribute("data-move")), sort_keys=True): e
+                    for e in driver.find_elements(By.CSS_SELECTOR, "[data-move]")}
+        for move in legal["legal_moves"]:
+            plain = set(move) <= {"seat", "action", "card"} and move.get("card") in hand
+            if plain:
+                assert driver.find_elements(By.CSS_SELECTOR, f'button.hand-card.legal[data-card="{move["card"]}"]'), \
+                    (gid, move)
+            else:
+                assert json.dumps(move, sort_keys=True) in controls, (gid, move, list(controls))
+        first = legal["legal_moves"][0]
+        if set(first) <= {"seat", "action", "card"} and first.get("card") in hand:
+            click(driver, driver.find_element(By.CSS_SELECTOR, f'button.hand-card.legal[data-card="{first["card"]}"]'))
+        else:
+            control = controls[json.dumps(first, sort_keys=True)]
+            click(driver, control.find_element(By.TAG_NAME, "button") if control.tag_name == "form" else control)
+        try:
+            wait_version(driver, 1, 5)
+        except TimeoutException:
+            raise AssertionError(f"{gid}: using the control of {first} did not play it "
+                                 f"({driver.find_element(By.ID, 'message').text!r})") from None
+        severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        assert not severe, (gid, severe)

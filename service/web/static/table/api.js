@@ -57,7 +57,7 @@ const Api = (() => {
         while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-          if (dispatch(block) === "end") return "over";
+          if (dispatch(block) === "end") { reader.cancel().catch(() => null); return "over"; }
         }
       }
     }

@@ -8,7 +8,7 @@
   const query = new URLSearchParams(location.search);
   const $ = (id) => document.getElementById(id);
 
-  const state = { answer: null, game: null, info: null, ctx: null, receivedAt: 0, logSeen: 0, busy: false };
+  const state = { answer: null, drawn: "", info: null, ctx: null, receivedAt: 0, logSeen: 0, busy: false };
 
   function names() {
     return (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24));
@@ -62,7 +62,7 @@
     const inputs = Object.entries(move.ranges).map(([k, r]) =>
       h("label", {}, `${k.replace(/_/g, " ")} `,
         h("input", { type: "number", name: k, min: r.min, max: r.max, step: 1, value: move[k], required: true })));
-    return h("form", { class: "ranged", onsubmit: (e) => {
+    return h("form", { class: "ranged", "data-move": JSON.stringify(move), onsubmit: (e) => {
       e.preventDefault();
       const out = { ...move };
       delete out.ranges;
@@ -89,7 +89,8 @@
       h("h3", {}, "Your hand"),
       h("div", { class: "hand" }, cards.length ? cards : h("p", { class: "muted" }, "No cards")),
       others.length ? h("div", { class: "actions" }, others.map((m) => m.ranges ? rangedControl(m)
-        : h("button", { type: "button", class: "action", onclick: () => submit(m) }, moveLabel(m)))) : null);
+        : h("button", { type: "button", class: "action", "data-move": JSON.stringify(m), onclick: () => submit(m) },
+            moveLabel(m)))) : null);
   }
 
   function redraw() {
@@ -101,6 +102,9 @@
 
   function show(answer) {
     if (state.answer && answer.version < state.answer.version) return;  // a stream event behind a move's answer
+    const text = JSON.stringify(answer);
+    if (text === state.drawn) return;  // the stream repeating what a move's answer showed: keep the page as it is
+    state.drawn = text;
     const moved = !state.answer || answer.version !== state.answer.version;
     state.answer = answer;
     state.receivedAt = Date.now();
@@ -175,16 +179,21 @@
     $("replay").hidden = !first.finished;
     setupFaces(first.game);
     show(first);
-    Api.follow(sid, token, {
+    const stream = Api.follow(sid, token, {
       view: show,
       gap: (g) => note(g.detail),
       end: (e) => { note(e.detail); $("replay").hidden = false; },
       gone: (g) => note(g.detail),
       error: (e) => note(e.message || e.detail || "The stream stopped."),
-      status: (up) => { $("live").className = up ? "live on" : "live off"; },
+      status: (up) => { $("live").className = up ? "live on" : "live off"; document.body.dataset.live = up; },
     });
+    // A page left for another keeps no stream open: a browser holds six connections to a server in all, so
+    // streams of pages kept in its back-forward cache would starve the next page's requests.
+    window.addEventListener("pagehide", () => stream.stop());
+    window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
     setInterval(() => TableView.tickClocks($("table"), state.receivedAt), 250);
   }
 
+  window.addEventListener("hashchange", () => location.reload());  // another seat's link opened in this tab
   start();
 })();

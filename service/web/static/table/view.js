@@ -34,8 +34,15 @@ const TableView = (() => {
     return h("div", { class: cls }, cards.map((c) => Cards.isCode(c) ? Cards.face(c, faces) : Cards.back()));
   }
 
+  // A card given as {rank, suit} (some views do) is the card of that code.
+  function asCard(v) {
+    if (v && typeof v === "object" && !Array.isArray(v) && Cards.isCode(`${v.rank}${v.suit}`)) return `${v.rank}${v.suit}`;
+    return v;
+  }
+
   // A value of the view as the table shows it: cards drawn, the rest written out compactly.
-  function value(v, faces) {
+  function value(raw, faces) {
+    const v = Array.isArray(raw) ? raw.map(asCard) : asCard(raw);
     if (Cards.isCode(v)) return cardRow([v], faces, "cards small");
     if (Array.isArray(v) && v.length && v.every(Cards.isCode)) return cardRow(v, faces, "cards small");
     if (v === null || v === undefined || (Array.isArray(v) && !v.length)) return h("span", { class: "muted" }, "none");
@@ -106,7 +113,8 @@ const TableView = (() => {
       if (PLACED.has(k) || stats.has(k)) continue;
       if (Array.isArray(v) && v.length === ctx.players && !v.every(Cards.isCode)) {
         facts.push([k.replace(/_/g, " "), h("div", { class: "per-seat" }, v.map((x, i) =>
-          h("div", {}, h("span", { class: "muted" }, `${ctx.names[i] || `seat ${i}`}: `), value(x, ctx.faces))))]);
+          h("div", { class: "seat-value" }, h("span", { class: "muted" }, `${ctx.names[i] || `seat ${i}`}:`),
+            value(x, ctx.faces))))]);
       } else {
         facts.push([k.replace(/_/g, " "), value(v, ctx.faces)]);
       }
@@ -158,7 +166,9 @@ const TableView = (() => {
     for (const [k, v] of Object.entries(move)) {
       if (["seat", "action", "ranges"].includes(k)) continue;
       const shown = Cards.isCode(v) ? Cards.name(v, faces)
-        : Array.isArray(v) && v.every(Cards.isCode) ? v.join(" ") : JSON.stringify(v);
+        : Array.isArray(v) && !v.length ? "none"
+        : Array.isArray(v) && v.every(Cards.isCode) ? v.join(" ")
+        : typeof v === "string" ? v.replace(/_/g, " ") : JSON.stringify(v);
       if (k === "card") head += ` ${shown}`;
       else rest.push(`${k.replace(/_/g, " ")} ${shown}`);
     }
