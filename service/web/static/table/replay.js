@@ -10,6 +10,8 @@
   const $ = (id) => document.getElementById(id);
   const steps = new Map();  // k -> Promise of the drawn answer after k moves
   let log = null;
+  let moves = [];  // the log's move entries; a session that ended by a timeout, a concession or an abort
+  let last = 0;    // has one more step after them: that ending (the log's replay.end)
   let ctx = null;
   let at = 0;
 
@@ -23,6 +25,7 @@
   async function step(k) {
     if (!steps.has(k)) {
       const body = { ...log.replay, moves: log.replay.moves.slice(0, k) };
+      if (k <= moves.length) delete body.end;
       steps.set(k, (async () => {
         const env = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/replay`, { method: "POST", body });
         const seen = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/view`, {
@@ -37,13 +40,19 @@
 
   function describe(k) {
     if (k === 0) return "The deal, before the first move.";
-    const entry = log.entries[k - 1];
+    const entry = k <= moves.length ? moves[k - 1] : ending();
     const who = ctx.names[entry.seat] || `Seat ${entry.seat}`;
-    return `Move ${k} of ${log.entries.length}: ${who}: ${TableView.moveLabel(entry.move, ctx.faces)}`;
+    if (k > moves.length) return `The end: ${who}: ${entry.type || log.replay.end.by}${entry.reason ? ` (${entry.reason})` : ""}`;
+    return `Move ${k} of ${moves.length}: ${who}: ${TableView.moveLabel(entry.move, ctx.faces)}`;
+  }
+
+  function ending() {
+    const by = log.replay.end.by;
+    return log.entries.filter((e) => e.type === by && e.ends !== false).pop() || { seat: log.replay.end.seat, type: by };
   }
 
   async function go(k) {
-    at = Math.max(0, Math.min(log.entries.length, k));
+    at = Math.max(0, Math.min(last, k));
     $("slider").value = at;
     $("step").textContent = describe(at);
     try {
@@ -53,7 +62,7 @@
       const events = (answer.events || []).map((e) => e.type.replace(/_/g, " "));
       $("caused").textContent = at && events.length ? `It caused: ${events.join(", ")}.` : "";
       document.body.dataset.step = at;
-      if (at < log.entries.length) step(at + 1).catch(() => null);
+      if (at < last) step(at + 1).catch(() => null);
     } catch (err) {
       say(err.message);
     }
@@ -77,12 +86,14 @@
             faces: Cards.facesFor(log.game, query.get("faces") || localStorage.getItem(`faces:${log.game}`) || ""),
             mySeat: null, players: log.players };
     const slider = $("slider");
-    slider.max = log.entries.length;
+    moves = log.entries.filter((e) => (e.type || "move") === "move");
+    last = moves.length + (log.replay.end ? 1 : 0);
+    slider.max = last;
     slider.addEventListener("input", () => go(Number(slider.value)));
     $("first").addEventListener("click", () => go(0));
     $("prev").addEventListener("click", () => go(at - 1));
     $("next").addEventListener("click", () => go(at + 1));
-    $("last").addEventListener("click", () => go(log.entries.length));
+    $("last").addEventListener("click", () => go(last));
     document.addEventListener("keydown", (e) => {
       if (e.key === "ArrowLeft") go(at - 1);
       if (e.key === "ArrowRight") go(at + 1);

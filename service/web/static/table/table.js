@@ -134,11 +134,17 @@
     }
   }
 
+  // A log entry in words: a move (with what it hides), or how a seat's turn or the match ended.
   function describe(entry) {
     const who = state.ctx.names[entry.seat] || `Seat ${entry.seat}`;
+    if (entry.move === undefined) {
+      const why = entry.reason ? ` (${entry.reason})` : "";
+      return `${who}: ${String(entry.type || "?").replace(/_/g, " ")}${why}${entry.ends ? "; the match is over" : ""}`;
+    }
     const rest = moveLabel({ ...entry.move, seat: entry.seat });
     const hidden = entry.hidden && entry.hidden.length ? ` (${entry.hidden.join(", ")} hidden)` : "";
-    return `${who}: ${rest}${hidden}`;
+    const auto = entry.auto ? (entry.timeout ? " (played by the referee: time was up)" : " (played by the referee)") : "";
+    return `${who}: ${rest}${hidden}${auto}`;
   }
 
   async function refreshFeed() {

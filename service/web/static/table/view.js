@@ -132,7 +132,10 @@ const TableView = (() => {
       const r = answer.result || {};
       const rank = (r.ranking || []).map((s) => seatName(ctx, s)).join(", ");
       const pay = (r.payoffs || []).map((p, s) => `${ctx.names[s] || `seat ${s}`} ${p > 0 ? "+" : ""}${p}`).join(" · ");
-      return h("p", { class: "status over" }, `The match is over. Ranking: ${rank}.`, pay ? ` Payoffs: ${pay}.` : "");
+      const how = { timeout: "on time", concession: "by a concession", abort: "called off" }[r.ended_by];
+      const forfeit = r.forfeited !== undefined && r.forfeited !== null ? ` ${seatName(ctx, r.forfeited)} forfeited.` : "";
+      return h("p", { class: "status over" }, `The match is over${how ? ` (${how})` : ""}.${forfeit}`,
+        rank ? ` Ranking: ${rank}.` : "", pay ? ` Payoffs: ${pay}.` : "");
     }
     const acting = answer.to_act || [];
     const who = acting.length ? acting.map((s) => s === ctx.mySeat ? "you" : seatName(ctx, s)).join(", ") : "nobody";
