@@ -350,3 +350,4 @@ def test_every_game_offers_each_legal_move_as_a_control(server: tuple[str, Flask
                                  f"({driver.find_element(By.ID, 'message').text!r})") from None
         severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         assert not severe, (gid, severe)
+

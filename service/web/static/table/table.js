@@ -8,7 +8,8 @@
   const query = new URLSearchParams(location.search);
   const $ = (id) => document.getElementById(id);
 
-  const state = { answer: null, drawn: "", info: null, ctx: null, receivedAt: 0, logSeen: 0, busy: false };
+  const state = { answer: null, drawn: "", drawnGame: "", info: null, ctx: null, receivedAt: 0, logSeen: 0,
+                  busy: false };
 
   function names() {
     return (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24));
@@ -90,7 +91,16 @@
       h("div", { class: "hand" }, cards.length ? cards : h("p", { class: "muted" }, "No cards")),
       others.length ? h("div", { class: "actions" }, others.map((m) => m.ranges ? rangedControl(m)
         : h("button", { type: "button", class: "action", "data-move": JSON.stringify(m), onclick: () => submit(m) },
-            moveLabel(m)))) : null);
+            moveLabel(m)))) : null,
+      answer.finished || !("clock" in answer) ? null : h("details", { class: "give-up" },  // (a service that
+        // answers "clock" has concessions and aborts) h("summary", {}, "Give up or call off"),
+        h("button", { type: "button", id: "concede", onclick: () => end("concede") }, "Concede the match"),
+        h("button", { type: "button", id: "abort", onclick: () => end("abort") }, "Call the match off")));
+  }
+
+  // A concession or an abort: the service refuses an abort once a trick is complete, in its own words.
+  async function end(what) {
+    await send(`/v1/sessions/${encodeURIComponent(sid)}/${what}`, {});
   }
 
   function redraw() {
@@ -102,24 +112,34 @@
 
   function show(answer) {
     if (state.answer && answer.version < state.answer.version) return;  // a stream event behind a move's answer
-    const text = JSON.stringify(answer);
-    if (text === state.drawn) return;  // the stream repeating what a move's answer showed: keep the page as it is
-    state.drawn = text;
+    // The table itself is drawn again only when it changed: a new clock reading or someone (dis)connecting
+    // redraws the seats alone, so that a bid being typed or an open menu is left as it is.
+    const game = JSON.stringify({ ...answer, clock: undefined, presence: undefined });
+    const whole = JSON.stringify(answer);
+    if (whole === state.drawn) return;  // the stream repeating what a move's answer showed
     const moved = !state.answer || answer.version !== state.answer.version;
+    const seatsOnly = game === state.drawnGame;
+    state.drawn = whole;
+    state.drawnGame = game;
     state.answer = answer;
     state.receivedAt = Date.now();
     if (moved) say("");  // a refusal was about the table as it was
-    redraw();
+    if (seatsOnly) TableView.drawSeats($("table"), state.ctx, answer);
+    else redraw();
     if (moved) refreshFeed();
   }
 
   async function submit(move) {
-    if (state.busy) return;
-    state.busy = true;
     const body = { move: { ...move }, version: state.answer.version };
     delete body.move.ranges;
+    await send(`/v1/sessions/${encodeURIComponent(sid)}/moves`, body);
+  }
+
+  async function send(url, body) {
+    if (state.busy) return;
+    state.busy = true;
     try {
-      const answer = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/moves`, { token, method: "POST", body });
+      const answer = await Api.json(url, { token, method: "POST", body });
       say("");
       show(answer);
     } catch (err) {

@@ -60,6 +60,23 @@ const TableView = (() => {
     return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
   }
 
+  // A seat's clock: its bank (when the time control has one) and, while it runs, the time left for this move
+  // (its deadline: the bank, or the move limit when that comes first). Both count down on the page between
+  // two answers, from the service's numbers at the time it answered.
+  function clockPanel(control, clock) {
+    const parts = [];
+    if (clock.remaining_ms !== null && clock.remaining_ms !== undefined) {
+      parts.push(h("span", { class: "bank", "data-ms": clock.remaining_ms, "data-runs": clock.running ? "yes" : "no",
+                             title: "time left in the bank" }, clockText(clock.remaining_ms)));
+    }
+    if (clock.running && clock.deadline_ms) {
+      const left = clock.deadline_ms - control.server_time_ms;
+      parts.push(h("span", { class: "deadline", "data-ms": left, "data-runs": "yes", title: "time left for this move" },
+                   clockText(left)));
+    }
+    return h("div", { class: `clock${clock.running ? " running" : ""}` }, parts);
+  }
+
   function seatPanel(ctx, answer, seat, stats) {
     const view = answer.view;
     const toAct = (answer.to_act || []).includes(seat);
@@ -78,8 +95,7 @@ const TableView = (() => {
       h("div", { class: "seat-name" }, seatName(ctx, seat), " ", badges),
       stats.length ? h("dl", { class: "stats" }, stats.map((k) => [h("dt", {}, k.replace(/_/g, " ")),
                                                                    h("dd", {}, String(view[k][seat]))])) : null,
-      clock ? h("div", { class: `clock${clock.running ? " running" : ""}`, "data-clock-seat": seat,
-                         "data-remaining": clock.remaining_ms }, clockText(clock.remaining_ms)) : null,
+      clock ? clockPanel(answer.clock, clock) : null,
       hand ? cardRow(hand, ctx.faces, "cards small")
            : size !== null && size !== undefined
              ? h("div", { class: "backs", title: `${size} cards` }, h("span", { class: "count" }, `${size} cards`),
@@ -145,20 +161,28 @@ const TableView = (() => {
       deal, acting.includes(ctx.mySeat) ? "Your turn." : `To act: ${who}.`);
   }
 
+  function seatsOf(ctx, answer) {
+    const stats = perSeatKeys(answer.view, ctx.players);
+    return h("div", { class: "seats" }, Array.from({ length: ctx.players }, (_, s) => seatPanel(ctx, answer, s, stats)));
+  }
+
   // The whole table. ctx: {names, faces, players, mySeat (null: spectator or replay)}.
   function draw(root, ctx, answer, extras = {}) {
-    const view = answer.view;
-    const stats = perSeatKeys(view, ctx.players);
-    const seats = Array.from({ length: ctx.players }, (_, s) => seatPanel(ctx, answer, s, stats));
-    const parts = [status(ctx, answer), h("div", { class: "seats" }, seats), centre(ctx, answer), extras.hand];
+    const parts = [status(ctx, answer), seatsOf(ctx, answer), centre(ctx, answer), extras.hand];
     root.replaceChildren(...parts.filter(Boolean));
     root.dataset.version = answer.version;
   }
 
+  // Only the seats (their clocks and who is connected changed, nothing else).
+  function drawSeats(root, ctx, answer) {
+    const old = root.querySelector(".seats");
+    if (old) old.replaceWith(seatsOf(ctx, answer));
+  }
+
   // Counts down the running clocks between two views (each was drawn with its remaining time).
   function tickClocks(root, sinceMs) {
-    for (const node of root.querySelectorAll(".clock.running")) {
-      node.textContent = clockText(Number(node.dataset.remaining) - (Date.now() - sinceMs));
+    for (const node of root.querySelectorAll(".clock [data-runs=yes]")) {
+      node.textContent = clockText(Number(node.dataset.ms) - (Date.now() - sinceMs));
     }
   }
 
@@ -178,5 +202,5 @@ const TableView = (() => {
     return [head, ...rest].join(" · ");
   }
 
-  return { draw, h, seatName, cardRow, value, tickClocks, moveLabel };
+  return { draw, drawSeats, h, seatName, cardRow, value, tickClocks, moveLabel };
 })();
