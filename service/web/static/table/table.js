@@ -92,8 +92,9 @@
       others.length ? h("div", { class: "actions" }, others.map((m) => m.ranges ? rangedControl(m)
         : h("button", { type: "button", class: "action", "data-move": JSON.stringify(m), onclick: () => submit(m) },
             moveLabel(m)))) : null,
-      answer.finished || !("clock" in answer) ? null : h("details", { class: "give-up" },  // (a service that
-        // answers "clock" has concessions and aborts) h("summary", {}, "Give up or call off"),
+      // A service whose answers carry "clock" has concessions and aborts.
+      answer.finished || !("clock" in answer) ? null : h("details", { class: "give-up" },
+        h("summary", {}, "Give up or call off"),
         h("button", { type: "button", id: "concede", onclick: () => end("concede") }, "Concede the match"),
         h("button", { type: "button", id: "abort", onclick: () => end("abort") }, "Call the match off")));
   }
