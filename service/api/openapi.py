@@ -1,6 +1,10 @@
-"""Builds openapi.yaml from the code: the routes' shapes plus every game's options and moves.
+"""Builds openapi.yaml from the code: the routes, the request and answer bodies, every game's options and moves.
 
-``python -m service.api.openapi`` rewrites openapi.yaml; tests/contract/test_openapi.py fails when
+The bodies come from the marshmallow schemas, through apispec's marshmallow plugin: the request schemas that
+check what clients send (service/api/schemas.py) and the schemas of the answers (service/api/answers.py). A
+field that loads a plain JSON value the engine checks names, in its metadata, the component written here that
+describes it (``Move``, ``State``, ``Seat``...). Each game's move and options schemas are made from its
+definition. ``python -m service.api.openapi`` rewrites openapi.yaml; tests/contract/test_openapi.py fails when
 the committed file differs from what the code describes, so the contract never drifts.
 """
 from __future__ import annotations
@@ -11,27 +15,34 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.field_converter import FieldConverterMixin
+from marshmallow import Schema, fields
 
 from .. import engine
 from ..engine import CARD_PATTERN, Game
+from . import answers, schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 JSON = "application/json"
 PROBLEM = "application/problem+json"
-ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "must_head_trick", "must_trump",
-                   "must_overtrump", "wrong_phase", "unknown_action", "match_over", "invalid_parameters"]
-CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
-         "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
-         "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
-         "idempotency_key_reused", "too_many_requests", "limit_exceeded", "match_over", "abort_too_late"]
+# The bodies, by their component names: request schemas, then answers (the names openapi.yaml has always used).
+# A schema nested in another is named before it, so that the other refers to it by that name.
+BODIES: dict[str, type[Schema]] = {
+    "DealSpec": schemas.DealSpec, "ReplayEnd": schemas.ReplayEnd, "ReplayRequest": schemas.Replay,
+    "MoveRequest": schemas.MoveRequest, "LegalMovesRequest": schemas.LegalMovesRequest,
+    "ViewRequest": schemas.ViewRequest, "Clock": schemas.ClockSpec, "SessionCreate": schemas.SessionCreate,
+    "SessionMove": schemas.SessionMove, "SessionEnd": schemas.SessionEnd,
+    **{name: getattr(answers, name) for name in (
+        "Result", "Envelope", "Problem", "Deal", "PlayerRange", "GameSummary", "GameList", "LegalMoves", "SeatView",
+        "Health", "Readiness", "SeatToken", "SessionCreated", "ClockSeat", "ClockState", "PresenceSeat",
+        "SessionView", "SessionEvent", "LogEntry", "SessionLog")},
+}
 
 
 def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
-
-
-def nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def problem_response(description: str) -> dict[str, Any]:
@@ -88,9 +99,9 @@ def example_exchange() -> dict[str, Any]:
     return {"state": state, "move": move}
 
 
-def components() -> dict[str, Any]:
-    games = engine.all_games()
-    schemas: dict[str, Any] = {
+def primitives() -> dict[str, Any]:
+    """The components a field's metadata points at: values the engine checks, described here once."""
+    return {
         "Card": {"type": "string", "pattern": CARD_PATTERN, "description": "Rank then suit, e.g. QS; JK a joker."},
         "Seat": {"type": "integer", "minimum": 0},
         "Move": {"type": "object", "required": ["seat", "action"],
@@ -105,86 +116,45 @@ def components() -> dict[str, Any]:
             "unchanged with the unchanged state as `state_tag` and the service trusts the state without the full "
             "consistency check; without it, or when it does not match, the state is checked in full, or, in "
             "integrity mode (REQUIRE_STATE_TAG=1), refused with 422 state_tampered. docs/integrity.md.")},
-        "Result": {"type": "object", "required": ["scores", "payoffs", "ranking"], "additionalProperties": True,
-                   "properties": {"scores": {"type": "array", "items": {"type": "number"}},
-                                  "payoffs": {"type": "array", "items": {"type": "integer"}},
-                                  "ranking": {"type": "array", "items": ref("Seat")},
-                                  "ended_by": {"type": "string",
-                                               "enum": ["play", "timeout", "concession", "abort"],
-                                               "description": "How the match ended (docs/sessions.md)."},
-                                  "forfeited": nullable({**ref("Seat"), "description": "The seat that forfeited "
-                                                         "(a timeout or a concession), ranked last."}),
-                                  "penalties": {"type": "array", "items": {"type": "integer"},
-                                                "description": "Sessions with the penalty policy: each seat's "
-                                                               "timeouts the service answered with a move."}}},
-        "Envelope": {
-            "type": "object", "required": ["state", "to_act", "legal_moves", "events", "finished", "result"],
-            "properties": {"state": ref("State"), "state_tag": ref("StateTag"),
-                           "to_act": {"type": "array", "items": ref("Seat")},
-                           "legal_moves": {"type": "array", "items": ref("Move")},
-                           "events": {"type": "array", "items": {"type": "object"}},
-                           "finished": {"type": "boolean"}, "result": nullable(ref("Result")),
-                           "valid_declarations": {
-                               "type": "array", "items": ref("Card"),
-                               "description": "Jewel only: the cards whose discard would leave the seat to act a "
-                                              "valid declaration, in canonical order (empty unless it holds 17 "
-                                              "cards and may declare). docs/games/jewel.md."}}},
-        "Problem": {
-            "type": "object", "required": ["type", "title", "status", "detail", "code"],
-            "properties": {"type": {"type": "string"}, "title": {"type": "string"},
-                           "status": {"type": "integer"}, "detail": {"type": "string"},
-                           "code": {"type": "string", "enum": CODES},
-                           "reason": {"type": "string", "description": "Why a move is illegal. Shared codes: "
-                                      + ", ".join(ILLEGAL_REASONS) + "; each game adds its own (see its docs)."},
-                           "index": {"type": "integer", "description": "replay: the first illegal move"},
-                           "limit": {"type": "string", "enum": ["deals", "session_bytes", "moves"],
-                                     "description": "limit_exceeded: which limit"},
-                           "option": {"type": "string"}, "card": {"type": "string"},
-                           "errors": {"type": "object"}},
-            "additionalProperties": True},
-        "Deal": {"type": "object", "required": ["hands", "rest"], "additionalProperties": False,
-                 "properties": {"hands": {"type": "array", "items": {"type": "array", "items": ref("Card")}},
-                                "rest": {"type": "array", "items": ref("Card")},
-                                "chosen": {"type": "array", "minItems": 2, "maxItems": 2,
-                                           "items": {"type": "string", "enum": ["C", "D", "H", "S"]},
-                                           "description": "Stýrivolt with chosen_suits_method \"preset\" "
-                                                          "only: the deal's two chosen suits, primary first."}}},
-        "DealSpec": {"type": "object", "additionalProperties": False, "properties": deal_spec_properties()},
-        "ReplayRequest": {"type": "object", "additionalProperties": False, "required": ["moves"],
-                          "properties": {**deal_spec_properties(),
-                                         "moves": {"type": "array", "items": ref("Move")},
-                                         "end": nullable(ref("ReplayEnd"))}},
-        "ReplayEnd": {
-            "type": "object", "additionalProperties": False, "required": ["by", "seat"],
-            "description": "How a session's match ended other than by play, applied after the moves (a session's "
-                           "log gives it as replay.end): a timeout or a concession forfeits for `seat`, an abort "
-                           "ends the match with no winner (422 abort_too_late once the moves complete a trick or "
-                           "settle a deal; 422 match_over when the moves finish the match). docs/sessions.md.",
-            "properties": {"by": {"type": "string", "enum": ["timeout", "concession", "abort"]},
-                           "seat": ref("Seat")}},
-        "GameSummary": {
-            "type": "object", "required": ["id", "name", "players", "options", "summary"],
-            "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "summary": {"type": "string"},
-                           "docs": {"type": "string"},
-                           "players": {"type": "object", "required": ["min", "max"],
-                                       "properties": {"min": {"type": "integer"}, "max": {"type": "integer"},
-                                                      "default": {"type": "integer"}}},
-                           "options": {"type": "object", "additionalProperties": {"type": "object"}},
-                           "moves": {"type": "object", "additionalProperties": {"type": "object"}}}},
     }
-    for gid, game in games.items():
-        schemas[f"{_camel(gid)}Move"] = move_schema(game)
-        schemas[f"{_camel(gid)}Options"] = options_schema(game)
-    return {"schemas": schemas}
 
 
-def deal_spec_properties() -> dict[str, Any]:
-    return {
-        "players": nullable({"type": "integer", "description": "Outside the game's range: 422 invalid_request."}),
-        "options": nullable({"type": "object", "description": "Game options; see the game's Options schema."}),
-        "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{1,128}$"}),
-        "deal": nullable(ref("Deal")),
-        "deals": nullable({"type": "array", "items": ref("Deal")})}
+def game_schemas() -> dict[str, Any]:
+    out = {}
+    for gid, game in engine.all_games().items():
+        out[f"{_camel(gid)}Move"] = move_schema(game)
+        out[f"{_camel(gid)}Options"] = options_schema(game)
+    return out
+
+
+def documented(self: FieldConverterMixin, field: fields.Field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function for what its own steps do not say: a field whose metadata names a
+    ``component`` is documented as a reference to it (with the field's description), not as the plain type it
+    loads; ``json_schema`` adds keywords apispec does not pass on (``contentMediaType``). It runs before apispec's
+    nullable step, which then makes an ``allow_none`` field ``anyOf: [the reference, null]``."""
+    out: dict[str, Any] = dict(field.metadata.get("json_schema", {}))
+    name = field.metadata.get("component")
+    if name is not None:
+        description = ret.get("description")
+        ret.clear()
+        out["$ref"] = f"#/components/schemas/{name}"
+        if description:
+            out["description"] = description
+    return out
+
+
+def new_spec() -> APISpec:
+    plugin = MarshmallowPlugin(schema_name_resolver=lambda schema: None)  # every nested schema is named in BODIES
+    spec = APISpec(title="Card Referee", version=package_version(), openapi_version="3.1.0", plugins=[plugin],
+                   info={"description": INFO},
+                   servers=[{"url": "/", "description": "The service that serves this document "
+                                                        "(./deploy/serve.sh: http://127.0.0.1:8000)."}])
+    converter = plugin.converter
+    assert converter is not None
+    converter.add_attribute_function(documented)
+    steps = converter.attribute_functions
+    steps.insert(steps.index(converter.field2nullable), steps.pop())
+    return spec
 
 
 def too_many(creating: bool) -> dict[str, Any]:
@@ -214,9 +184,7 @@ def stateless_paths() -> dict[str, Any]:
     deal_spec = ref("DealSpec")
     return {
         "/v1/games": {"get": {"operationId": "listGames", "summary": "The catalogue of games.",
-                              "responses": {"200": ok({"type": "object", "required": ["games"],
-                                                       "properties": {"games": {"type": "array",
-                                                                                "items": ref("GameSummary")}}})}}},
+                              "responses": {"200": ok(ref("GameList"))}}},
         "/v1/games/{game}": {"get": {"operationId": "getGame", "summary": "One game with its move vocabulary.",
                                      "parameters": gp, "responses": {"200": ok(ref("GameSummary")),
                                                                      "404": problem_response("Unknown game.")}}},
@@ -227,31 +195,18 @@ def stateless_paths() -> dict[str, Any]:
         "/v1/games/{game}/move": {"post": {
             "operationId": "applyMove", "summary": "Adjudicate a move: the next state, or why it is illegal.",
             "parameters": gp,
-            "requestBody": json_body({"type": "object", "required": ["state", "move"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
-                                                     "move": ref("Move")}}, ex),
+            "requestBody": json_body(ref("MoveRequest"), ex),
             "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors_post}}},
         "/v1/games/{game}/legal-moves": {"post": {
             "operationId": "legalMoves", "summary": "Every legal move now (optionally of one seat).",
             "parameters": gp,
-            "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
-                                                     "seat": nullable(ref("Seat"))}},
-                                     {"state": ex["state"], "seat": ex["move"]["seat"]}),
-            "responses": {"200": ok({"type": "object", "required": ["legal_moves", "to_act"],
-                                     "properties": {"legal_moves": {"type": "array", "items": ref("Move")},
-                                                    "to_act": {"type": "array", "items": ref("Seat")}}}),
-                          **errors_post}}},
+            "requestBody": json_body(ref("LegalMovesRequest"), {"state": ex["state"], "seat": ex["move"]["seat"]}),
+            "responses": {"200": ok(ref("LegalMoves")), **errors_post}}},
         "/v1/games/{game}/view": {"post": {
             "operationId": "viewState", "summary": "What one seat (or a spectator, seat null) may see.",
             "parameters": gp,
-            "requestBody": json_body({"type": "object", "required": ["state"], "additionalProperties": False,
-                                      "properties": {"state": ref("State"), "state_tag": nullable(ref("StateTag")),
-                                                     "seat": nullable(ref("Seat"))}},
-                                     {"state": ex["state"], "seat": 0}),
-            "responses": {"200": ok({"type": "object", "required": ["view"],
-                                     "properties": {"view": {"type": "object"}, "seat": nullable(ref("Seat"))}}),
-                          **errors_post}}},
+            "requestBody": json_body(ref("ViewRequest"), {"state": ex["state"], "seat": 0}),
+            "responses": {"200": ok(ref("SeatView")), **errors_post}}},
         "/v1/games/{game}/replay": {"post": {
             "operationId": "replayMatch", "summary": "Replay a whole match from its seed/deals and moves.",
             "parameters": gp,
@@ -263,7 +218,7 @@ def stateless_paths() -> dict[str, Any]:
 def ops_paths() -> dict[str, Any]:
     return {
         "/healthz": {"get": {"operationId": "healthz", "summary": "The process is up.",
-                             "responses": {"200": ok({"type": "object"})}}},
+                             "responses": {"200": ok(ref("Health"))}}},
         "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format).",
                              "responses": {"200": {"description": "Metrics", "content": {
                                  "text/plain": {"schema": {"type": "string"}}}}}}},
@@ -314,29 +269,33 @@ def package_version() -> str:
 EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their paths here
 
 
+INFO = ("Rules adjudication for card games: is a move legal, and if not why; the next state; the legal moves; "
+        "per-seat views; final scores and payoffs. Errors are application/problem+json with a stable `code` (and "
+        "`reason` for illegal moves).")
+
+
 def build() -> dict[str, Any]:
     from . import openapi_sessions as sessions
     paths = {**stateless_paths(), **ops_paths(), **sessions.paths(), **page_paths()}
     for extra in EXTRA_PATHS:
         paths.update(extra())
+    spec = new_spec()
+    for name, schema in {**primitives(), **game_schemas()}.items():
+        spec.components.schema(name, schema)
+    for name, body in BODIES.items():
+        # A schema's DESCRIPTION, not its Meta.description: with that, apispec leaves out the additionalProperties
+        # that Meta.unknown says.
+        description = getattr(body, "DESCRIPTION", None)
+        spec.components.schema(name, {"description": description} if description else None, schema=body)
+    for name, scheme in sessions.security_schemes().items():
+        spec.components.security_scheme(name, scheme)
     for path, operations in paths.items():
         if path not in ("/healthz", "/readyz", "/metrics"):
             for operation in operations.values():
                 operation["responses"]["429"] = too_many(path == "/v1/sessions")
-    parts = components()
-    parts["schemas"].update(sessions.schemas())
-    parts["securitySchemes"] = sessions.security_schemes()
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Card Referee", "version": package_version(),
-                 "description": "Rules adjudication for card games: is a move legal, and if not why; the next "
-                                "state; the legal moves; per-seat views; final scores and payoffs. Errors are "
-                                "application/problem+json with a stable `code` (and `reason` for illegal moves)."},
-        "servers": [{"url": "/", "description": "The service that serves this document (./deploy/serve.sh: "
-                                               "http://127.0.0.1:8000)."}],
-        "paths": paths,
-        "components": parts,
-    }
+        spec.path(path=path, operations=operations)
+    out = spec.to_dict()
+    return {key: out[key] for key in ("openapi", "info", "servers", "paths", "components")}
 
 
 def render() -> str:

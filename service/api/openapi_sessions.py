@@ -1,14 +1,13 @@
-"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi.py)."""
+"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi.py); their
+bodies are the marshmallow schemas' (service/api/schemas.py, service/api/answers.py)."""
 from __future__ import annotations
 
 from typing import Any
 
-from .. import engine
 from .errors import RETRY_AFTER
-from .openapi import PROBLEM, deal_spec_properties, json_body, nullable, ok, problem_response, ref
+from .openapi import PROBLEM, json_body, ok, problem_response, ref
 
 BEARER = "bearerAuth"
-SID_PATTERN = "^[A-Za-z0-9_-]{16,64}$"
 
 
 def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -52,129 +51,6 @@ EVENTS_DESCRIPTION = """Events, each `event: <name>` and one line of JSON `data`
 A comment line (`: keep-alive`) comes every EVENTS_HEARTBEAT seconds, and the stream closes after
 EVENTS_MAX seconds (reconnect with `Last-Event-ID`). `retry:` asks EventSource to wait 2 s before
 reconnecting."""
-
-
-def schemas() -> dict[str, Any]:
-    seat_list = {"type": "array", "items": ref("Seat")}
-    return {
-        "SessionCreate": {
-            "type": "object", "required": ["game"], "additionalProperties": False,
-            "properties": {"game": {"type": "string", "enum": sorted(engine.all_games())},
-                           **deal_spec_properties(),
-                           "clock": nullable(ref("Clock")),
-                           "seed": nullable({"type": "string", "pattern": "^[0-9a-fA-F]{32,128}$",
-                                             "description": "Hex, 128 bits at least: its SHA-256 is published at "
-                                                            "creation (docs/fair-dealing.md). Drawn when absent."})}},
-        "Clock": {
-            "type": "object", "additionalProperties": False,
-            "description": "A time control: a limit per move and/or a bank per match (with an increment added "
-                           "after each move made in time), at least one of the two; what happens when a seat's "
-                           "time is up is the policy (docs/sessions.md, \"Time controls\").",
-            "properties": {
-                "move_ms": nullable({"type": "integer", "minimum": 100, "maximum": 86400000}),
-                "bank_ms": nullable({"type": "integer", "minimum": 100, "maximum": 86400000}),
-                "increment_ms": {"type": "integer", "minimum": 0, "maximum": 86400000, "default": 0},
-                "policy": {"type": "string", "enum": ["forfeit", "auto", "penalty"], "default": "forfeit"}}},
-        "ClockState": {
-            "type": "object", "required": ["policy", "move_ms", "bank_ms", "increment_ms", "server_time_ms", "seats"],
-            "properties": {
-                "policy": {"type": "string", "enum": ["forfeit", "auto", "penalty"]},
-                "move_ms": nullable({"type": "integer"}), "bank_ms": nullable({"type": "integer"}),
-                "increment_ms": {"type": "integer"},
-                "server_time_ms": {"type": "integer", "description": "The service's clock (epoch ms) when it answered."},
-                "seats": {"type": "array", "items": {
-                    "type": "object", "required": ["seat", "remaining_ms", "deadline_ms", "running"],
-                    "properties": {
-                        "seat": ref("Seat"),
-                        "remaining_ms": nullable({"type": "integer", "description": "Bank left now (null without a bank)."}),
-                        "deadline_ms": nullable({"type": "integer", "description": "Epoch ms when this seat times "
-                                                                                   "out, while its clock runs."}),
-                        "running": {"type": "boolean"}}}}}},
-        "Presence": {
-            "type": "array", "description": "Which seats hold an event stream or a long-poll now, and since when.",
-            "items": {"type": "object", "required": ["seat", "connected", "since"],
-                      "properties": {"seat": ref("Seat"), "connected": {"type": "boolean"},
-                                     "since": nullable({"type": "string", "format": "date-time"})}}},
-        "SessionEnd": {
-            "type": "object", "additionalProperties": False,
-            "properties": {"reason": nullable({"type": "string", "maxLength": 200,
-                                               "description": "Why; shown in the public log."})}},
-        "SessionCreated": {
-            "type": "object", "required": ["id", "version", "seats", "commitment"],
-            "properties": {
-                "id": {"type": "string", "pattern": SID_PATTERN}, "version": {"type": "integer", "minimum": 0},
-                "game": {"type": "string"}, "players": {"type": "integer"}, "options": {"type": "object"},
-                "seats": {"type": "array", "items": {
-                    "type": "object", "required": ["seat", "token"],
-                    "properties": {"seat": ref("Seat"), "token": {
-                        "type": "string", "description": "Bearer token of this seat: give it only to that player. "
-                                                         "The service keeps only its SHA-256."}}}},
-                "commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$",
-                               "description": "SHA-256 (hex) of the seed's bytes; see docs/fair-dealing.md."},
-                "deals_commitment": nullable({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
-                "explicit_deals": {"type": "integer", "minimum": 0},
-                "clock": nullable({**ref("Clock"), "description": "The time control, as the service reads it."}),
-                "expires_in": {"type": "integer", "description": "Seconds the session lives without a move."}}},
-        "SessionView": {
-            "type": "object",
-            "required": ["id", "version", "view", "legal_moves", "to_act", "finished", "result"],
-            "properties": {
-                "id": {"type": "string"}, "game": {"type": "string"},
-                "version": {"type": "integer", "minimum": 0, "description": "Moves accepted so far."},
-                "seat": nullable(ref("Seat")), "view": {"type": "object",
-                                                        "description": "What this seat (or a spectator) may see."},
-                "legal_moves": {"type": "array", "items": ref("Move"),
-                                "description": "This seat's legal moves now (none for a spectator)."},
-                "to_act": seat_list, "finished": {"type": "boolean"}, "result": nullable(ref("Result")),
-                "clock": nullable(ref("ClockState")), "presence": ref("Presence")}},
-        "SessionEvent": {
-            "type": "object", "required": ["event", "data"],
-            "description": "One event of the stream (OpenAPI 3.1: the schema of each event, not of the stream).",
-            "properties": {
-                "event": {"type": "string", "enum": ["view", "gap", "end", "gone", "error"]},
-                "data": {"type": "string", "contentMediaType": "application/json",
-                         "description": "One line of JSON: a SessionView for `view`, else {code?, detail, ...}."},
-                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version (view events)."},
-                "retry": {"type": "integer", "minimum": 0}}},
-        "SessionMove": {
-            "type": "object", "required": ["move"], "additionalProperties": False,
-            "properties": {"move": ref("Move"), "version": nullable(
-                {"type": "integer", "minimum": 0,
-                 "description": "The version you decided on; 409 version_conflict if the session has moved on."})}},
-        "LogEntry": {
-            "type": "object", "required": ["version", "time", "type", "seat"],
-            "description": "A move (`type` move: action, move, hidden), or how the match ended or a seat gave up "
-                           "(`type` timeout, concession or abort: reason, ends).",
-            "properties": {
-                "version": {"type": "integer", "minimum": 1}, "time": {"type": "string", "format": "date-time"},
-                "at": {"type": "string", "format": "date-time", "description": "The same as time."},
-                "type": {"type": "string", "enum": ["move", "timeout", "concession", "abort"]},
-                "seat": ref("Seat"), "action": {"type": "string"},
-                "move": {"type": "object", "description": "The move with its public parameters only."},
-                "hidden": {"type": "array", "items": {"type": "string"},
-                           "description": "Parameters withheld until the match ends (e.g. discards)."},
-                "elapsed_ms": {"type": "integer", "description": "The time the seat used on this turn."},
-                "auto": {"type": "boolean", "description": "The service made this move for the seat."},
-                "timeout": {"type": "boolean", "description": "...because the seat's time was up."},
-                "penalty": {"type": "boolean", "description": "...and it counts as a penalty (penalty policy)."},
-                "reason": nullable({"type": "string"}),
-                "ends": {"type": "boolean", "description": "This entry ended the match (false: a concession "
-                                                           "under the auto policy; the service plays on)."}}},
-        "SessionLog": {
-            "type": "object", "required": ["id", "version", "finished", "commitment", "entries", "seed"],
-            "properties": {
-                "id": {"type": "string"}, "game": {"type": "string"}, "players": {"type": "integer"},
-                "options": {"type": "object"}, "version": {"type": "integer"}, "finished": {"type": "boolean"},
-                "commitment": {"type": "string"}, "deals_commitment": nullable({"type": "string"}),
-                "created": {"type": "string", "format": "date-time"},
-                "clock": nullable(ref("Clock")),
-                "entries": {"type": "array", "items": ref("LogEntry")},
-                "seed": nullable({"type": "string", "description": "Revealed once the match is finished."}),
-                "deals": nullable({"type": "array", "items": ref("Deal")}),
-                "replay": nullable({**ref("ReplayRequest"),
-                                    "description": "Once finished: the body to POST to /v1/games/{game}/replay."}),
-                "result": nullable(ref("Result"))}},
-    }
 
 
 def end_operation(operation_id: str, summary: str, extra: dict[str, Any]) -> dict[str, Any]:
@@ -289,12 +165,8 @@ def paths() -> dict[str, Any]:
             "operationId": "readyz",
             "summary": "Ready to serve; `sessions` says whether the session store answers (the stateless "
                        "endpoints work either way, so this is 200 even when Redis is down).",
-            "responses": {"200": ok({"type": "object", "required": ["status", "store", "sessions"],
-                                     "properties": {"status": {"type": "string", "enum": ["ready"]},
-                                                    "store": {"type": "string", "enum": ["redis", "memory"]},
-                                                    "sessions": {"type": "string",
-                                                                 "enum": ["ok", "unavailable"]}}})}}},
+            "responses": {"200": ok(ref("Readiness"))}}},
     }
 
 
-__all__ = ["paths", "schemas", "security_schemes", "PROBLEM"]
+__all__ = ["paths", "security_schemes", "PROBLEM"]

@@ -1,4 +1,5 @@
-"""Request bodies, checked with marshmallow before the engine sees them.
+"""Request bodies, checked with marshmallow before the engine sees them; openapi.yaml's request bodies are
+generated from these same classes (service/api/openapi.py), so the two cannot say different things.
 
 The schemas stay shallow on purpose: a state is checked by the engine (service.engine.check_state),
 which knows each game's invariants; here we only check the envelope's shape.
@@ -9,6 +10,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
+from ..engine import all_games
 from .errors import ApiError
 
 HEX = validate.Regexp(r"^[0-9a-fA-F]{1,128}$", error="must be 1 to 128 hex digits")
@@ -34,15 +36,29 @@ class StrictInt(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+def doc(description: str | None = None, component: str | None = None, **more: Any) -> dict[str, Any]:
+    """A field's ``metadata`` for openapi.yaml (service/api/openapi.py reads it with apispec): a description,
+    and the hand-written component that describes the value (a ``Move``, a ``State``, a ``Seat``), where the
+    field itself loads the value as a plain JSON value that the engine checks."""
+    out: dict[str, Any] = dict(more)
+    if description is not None:
+        out["description"] = description
+    if component is not None:
+        out["component"] = component
+    return out
+
+
 class DealSpec(Schema):
     class Meta:
         unknown = RAISE
 
-    players = StrictInt(load_default=None, allow_none=True)  # the game's own range is checked by the engine (422)
-    options = fields.Dict(load_default=None, allow_none=True)
+    players = StrictInt(load_default=None, allow_none=True,  # the game's own range is checked by the engine (422)
+                        metadata=doc("Outside the game's range: 422 invalid_request."))
+    options = fields.Dict(load_default=None, allow_none=True,
+                          metadata=doc("Game options; see the game's Options schema."))
     seed = fields.String(load_default=None, allow_none=True, validate=HEX)
-    deal = fields.Dict(load_default=None, allow_none=True)
-    deals = fields.List(fields.Raw(), load_default=None, allow_none=True)
+    deal = fields.Dict(load_default=None, allow_none=True, metadata=doc(component="Deal"))
+    deals = fields.List(fields.Raw(metadata=doc(component="Deal")), load_default=None, allow_none=True)
 
 
 class NewMatch(DealSpec):
@@ -52,15 +68,20 @@ class NewMatch(DealSpec):
 class ReplayEnd(Schema):
     """How a session's match ended other than by play (its log's ``replay.end``)."""
 
+    DESCRIPTION = ("How a session's match ended other than by play, applied after the moves (a session's log gives "
+                   "it as replay.end): a timeout or a concession forfeits for `seat`, an abort ends the match with no "
+                   "winner (422 abort_too_late once the moves complete a trick or settle a deal; 422 match_over when "
+                   "the moves finish the match). docs/sessions.md.")
+
     class Meta:
         unknown = RAISE
 
     by = fields.String(required=True, validate=validate.OneOf(("timeout", "concession", "abort")))
-    seat = StrictInt(required=True, validate=validate.Range(0))
+    seat = StrictInt(required=True, validate=validate.Range(0), metadata=doc(component="Seat"))
 
 
 class Replay(DealSpec):
-    moves = fields.List(fields.Dict(), required=True)
+    moves = fields.List(fields.Dict(metadata=doc(component="Move")), required=True)
     end = fields.Nested(ReplayEnd, load_default=None, allow_none=True)
 
 
@@ -68,18 +89,18 @@ class MoveRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    state = fields.Dict(required=True)
-    state_tag = fields.String(load_default=None, allow_none=True)
-    move = fields.Dict(required=True)
+    state = fields.Dict(required=True, metadata=doc(component="State"))
+    state_tag = fields.String(load_default=None, allow_none=True, metadata=doc(component="StateTag"))
+    move = fields.Dict(required=True, metadata=doc(component="Move"))
 
 
 class LegalMovesRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    state = fields.Dict(required=True)
-    state_tag = fields.String(load_default=None, allow_none=True)
-    seat = StrictInt(load_default=None, allow_none=True)
+    state = fields.Dict(required=True, metadata=doc(component="State"))
+    state_tag = fields.String(load_default=None, allow_none=True, metadata=doc(component="StateTag"))
+    seat = StrictInt(load_default=None, allow_none=True, metadata=doc(component="Seat"))
 
 
 class ViewRequest(LegalMovesRequest):
@@ -91,6 +112,10 @@ CLOCK_MIN_MS, CLOCK_MAX_MS = 100, 24 * 3600 * 1000
 
 class ClockSpec(Schema):
     """A session's time control (docs/sessions.md, "Time controls")."""
+
+    DESCRIPTION = ("A time control: a limit per move and/or a bank per match (with an increment added after each move "
+                   "made in time), at least one of the two; what happens when a seat's time is up is the policy "
+                   "(docs/sessions.md, \"Time controls\").")
 
     class Meta:
         unknown = RAISE
@@ -111,9 +136,10 @@ class ClockSpec(Schema):
 
 
 class SessionCreate(DealSpec):
-    game = fields.String(required=True)
-    seed = fields.String(load_default=None, allow_none=True, validate=SECRET_HEX)
-    clock = fields.Nested(ClockSpec, load_default=None, allow_none=True)
+    game = fields.String(required=True, metadata=doc(enum=sorted(all_games())))  # unknown: 422 unknown_game
+    seed = fields.String(load_default=None, allow_none=True, validate=SECRET_HEX, metadata=doc(
+        "Hex, 128 bits at least: its SHA-256 is published at creation (docs/fair-dealing.md). Drawn when absent."))
+    clock = fields.Nested(ClockSpec, load_default=None, allow_none=True)  # documented as the Clock component
 
 
 class SessionEnd(Schema):
@@ -122,15 +148,17 @@ class SessionEnd(Schema):
     class Meta:
         unknown = RAISE
 
-    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
+    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
+                           metadata=doc("Why; shown in the public log."))
 
 
 class SessionMove(Schema):
     class Meta:
         unknown = RAISE
 
-    move = fields.Dict(required=True)
-    version = StrictInt(load_default=None, allow_none=True, validate=validate.Range(0))
+    move = fields.Dict(required=True, metadata=doc(component="Move"))
+    version = StrictInt(load_default=None, allow_none=True, validate=validate.Range(0), metadata=doc(
+        "The version you decided on; 409 version_conflict if the session has moved on."))
 
 
 def load(schema: Schema, body: Any) -> dict[str, Any]:

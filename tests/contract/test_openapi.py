@@ -39,6 +39,25 @@ def test_openapi_file_is_what_the_code_describes() -> None:
     assert committed == generator.render(), "openapi.yaml is stale: run `python -m service.api.openapi`"
 
 
+def test_every_body_is_generated_from_a_marshmallow_schema() -> None:
+    """Request and answer bodies are the schemas' (service/api/schemas.py, answers.py), not hand-written."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    components = spec["components"]["schemas"]
+    for name, schema in generator.BODIES.items():
+        fields = schema().fields
+        documented = components[name]
+        assert set(documented["properties"]) == set(fields), name
+        assert set(documented.get("required", [])) == {k for k, f in fields.items() if f.required}, name
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            bodies = [operation.get("requestBody", {})] + list(operation["responses"].values())
+            for body in bodies:
+                for media, content in body.get("content", {}).items():
+                    if media.endswith("json"):
+                        name = content["schema"]["$ref"].rsplit("/", 1)[-1]
+                        assert name in generator.BODIES, (method, path, media, name)
+
+
 def test_openapi_is_a_valid_document() -> None:
     validate(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
 
