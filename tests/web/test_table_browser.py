@@ -353,3 +353,33 @@ def test_every_game_offers_each_legal_move_as_a_control(server: tuple[str, Flask
         severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         assert not severe, (gid, severe)
 
+
+
+def test_a_clocked_session_shows_its_clocks_and_a_seat_can_concede(server: tuple[str, Flask, Tap],
+                                                                   browser: webdriver.Chrome) -> None:
+    """A session with a time control: each seat's bank, the running seat's time for this move counting down,
+    who is connected; and a seat's page can concede (here under the forfeit policy: the match ends)."""
+    base, app, _ = server
+    client = app.test_client()
+    created = client.post("/v1/sessions", json={"game": "femkort", "players": 2, "seed": SEED, "clock": {
+        "move_ms": 60_000, "bank_ms": 120_000, "increment_ms": 1_000}}).get_json()
+    sid, tokens = created["id"], [s["token"] for s in created["seats"]]
+    actor = client.get(f"/v1/sessions/{sid}").get_json()["to_act"][0]
+    driver = browser
+    driver.switch_to.new_window("tab")
+    driver.get(f"{base}/table/{sid}?names={NAMES}#token={tokens[actor]}")
+    wait_live(driver)
+    seat = f'.seat[data-seat="{actor}"]'
+    WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"{seat} .presence.on"))
+    banks = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".clock .bank")]
+    assert len(banks) == 2 and banks[1 - actor] == "2:00", banks
+    before = driver.find_element(By.CSS_SELECTOR, f"{seat} .clock .deadline").text
+    assert before in ("1:00", "0:59"), before
+    WebDriverWait(driver, 4).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, f"{seat} .clock .deadline").text not in (before, "1:00"))
+    click(driver, driver.find_element(By.CSS_SELECTOR, ".give-up summary"))
+    click(driver, driver.find_element(By.ID, "concede"))
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.finished") == "true")
+    status = driver.find_element(By.CSS_SELECTOR, ".status").text
+    assert "by a concession" in status and "forfeited" in status, status
+    assert client.get(f"/v1/sessions/{sid}").get_json()["result"]["forfeited"] == actor
