@@ -383,3 +383,9 @@ def test_a_clocked_session_shows_its_clocks_and_a_seat_can_concede(server: tuple
     status = driver.find_element(By.CSS_SELECTOR, ".status").text
     assert "by a concession" in status and "forfeited" in status, status
     assert client.get(f"/v1/sessions/{sid}").get_json()["result"]["forfeited"] == actor
+    driver.get(f"{base}/table/{sid}/replay?names={NAMES}")  # no move was made: the concession is the one step
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "0")
+    click(driver, driver.find_element(By.ID, "last"))
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "1")
+    assert driver.find_element(By.ID, "step").text.startswith("The end:")
+    assert "by a concession" in driver.find_element(By.CSS_SELECTOR, ".status").text
