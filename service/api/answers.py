@@ -25,19 +25,19 @@ CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "un
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$")
 
 
-def seat(**kwargs: Any) -> fields.Field:
+def seat(**kwargs: Any) -> fields.Field[Any]:
     return StrictInt(metadata=doc(component="Seat"), **kwargs)
 
 
-def seats(**kwargs: Any) -> fields.Field:
+def seats(**kwargs: Any) -> fields.Field[Any]:
     return fields.List(seat(), **kwargs)
 
 
-def moves(description: str | None = None, **kwargs: Any) -> fields.Field:
+def moves(description: str | None = None, **kwargs: Any) -> fields.Field[Any]:
     return fields.List(fields.Dict(metadata=doc(component="Move")), metadata=doc(description), **kwargs)
 
 
-def cards(description: str | None = None, **kwargs: Any) -> fields.Field:
+def cards(description: str | None = None, **kwargs: Any) -> fields.Field[Any]:
     return fields.List(fields.String(metadata=doc(component="Card")), metadata=doc(description), **kwargs)
 
 

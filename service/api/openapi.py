@@ -127,7 +127,8 @@ def game_schemas() -> dict[str, Any]:
     return out
 
 
-def documented(self: FieldConverterMixin, field: fields.Field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+def documented(self: FieldConverterMixin, field: fields.Field[Any], ret: dict[str, Any],
+               **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function for what its own steps do not say: a field whose metadata names a
     ``component`` is documented as a reference to it (with the field's description), not as the plain type it
     loads; ``json_schema`` adds keywords apispec does not pass on (``contentMediaType``). It runs before apispec's
@@ -144,14 +145,14 @@ def documented(self: FieldConverterMixin, field: fields.Field, ret: dict[str, An
 
 
 def new_spec() -> APISpec:
-    plugin = MarshmallowPlugin(schema_name_resolver=lambda schema: None)  # every nested schema is named in BODIES
+    plugin = MarshmallowPlugin()
     spec = APISpec(title="Card Referee", version=package_version(), openapi_version="3.1.0", plugins=[plugin],
                    info={"description": INFO},
                    servers=[{"url": "/", "description": "The service that serves this document "
                                                         "(./deploy/serve.sh: http://127.0.0.1:8000)."}])
     converter = plugin.converter
     assert converter is not None
-    converter.add_attribute_function(documented)
+    converter.add_attribute_function(documented)  # type: ignore[no-untyped-call]
     steps = converter.attribute_functions
     steps.insert(steps.index(converter.field2nullable), steps.pop())
     return spec
@@ -299,7 +300,7 @@ def build() -> dict[str, Any]:
 
 
 def render() -> str:
-    return yaml.safe_dump(build(), sort_keys=False, width=110, allow_unicode=True)
+    return str(yaml.safe_dump(build(), sort_keys=False, width=110, allow_unicode=True))
 
 
 def main() -> None:
