@@ -1,5 +1,6 @@
 # Sourced by deploy/serve.sh and tests/run.sh: a project virtualenv with the dependencies installed.
-# Usage: bootstrap_venv [extra]   (extra: "test" for the test dependencies)
+# Usage: bootstrap_venv [extra]   (extra: "test" for the test dependencies, and the Python client package
+# clients/python, whose tests run in the suite)
 bootstrap_venv() {
   local extra="${1:-}" spec="." stamp
   [ -n "$extra" ] && spec=".[$extra]"
@@ -7,9 +8,12 @@ bootstrap_venv() {
   if [ ! -x .venv/bin/python ]; then
     "${PYTHON:-python3}" -m venv .venv
   fi
-  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ clients/python/pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e "$spec"
+    if [ "$extra" = test ]; then
+      .venv/bin/python -m pip install --quiet -e clients/python
+    fi
     touch "$stamp"
   fi
 }
