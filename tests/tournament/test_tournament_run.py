@@ -1,0 +1,193 @@
+"""Issue 16's done-when: a 6-bot round robin of Femkort and Davoserjazz on loopback, with one bot too slow, one
+that answers illegal moves and one that crashes, each handled by the declared policy; ``verify`` passes on the
+records and fails on a record with one altered move.
+
+The service runs as shipped (gunicorn with deploy/gunicorn.conf.py, two workers) on a private redis-server; the
+tournament runs through the ``card-referee`` command. The field:
+
+- ``random`` and ``greedy``: the package's example bots, as HTTP endpoints;
+- ``joiner``: a random bot that is a program joining each match with its seat token;
+- ``slow``: answers correctly, but after 1.5 s when a move may take 1 s;
+- ``illegal``: answers a card it does not hold;
+- ``crasher``: a bot process that dies (os._exit) at its third decision; afterwards nothing answers at its address.
+
+Femkort (two players) runs under the ``auto`` policy: the service plays the slow bot's timed-out moves and,
+after a concession, every move of the illegal and the crashed bot. Davoserjazz (three players) runs under
+``forfeit``: a timeout or a concession ends the match with that seat last.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.http_bench import Service
+from card_referee_client import BotServer, greedy_bot, random_bot
+from card_referee_client.bots import Choose
+from tests.redis_server import RedisServer
+
+CLI = str(Path(sys.executable).with_name("card-referee"))
+FEMKORT_CLOCK = {"move_ms": 1000, "bank_ms": 2500, "policy": "auto"}
+DAVOSERJAZZ_CLOCK = {"move_ms": 1000, "policy": "forfeit"}
+BAD = {"slow", "illegal", "crasher"}
+CRASHER = """
+import os, sys
+from card_referee_client import BotServer
+from card_referee_client.bots import random_bot
+inner, seen = random_bot(5), []
+def choose(view, legal_moves):
+    seen.append(1)
+    if len(seen) == 3:
+        os._exit(1)
+    return inner(view, legal_moves)
+bot = BotServer(choose).start()
+print(bot.url, flush=True)
+bot.thread.join()
+"""
+
+
+def slow_bot() -> Choose:
+    inner = random_bot(11)
+
+    def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
+        time.sleep(1.5)
+        return inner(view, legal_moves)
+    return choose
+
+
+def illegal_bot() -> Choose:
+    def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
+        seat = legal_moves[0]["seat"]
+        held = set(view["hands"][seat])
+        card = next(r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in held)
+        return {"seat": seat, "action": "play", "card": card}
+    return choose
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    work = tmp_path_factory.mktemp("tournament")
+    crasher = subprocess.Popen([sys.executable, "-c", CRASHER], stdout=subprocess.PIPE, text=True)
+    try:
+        crasher_url = (crasher.stdout.readline() if crasher.stdout else "").strip()
+        with RedisServer() as redis, Service(2, redis.url, work, app="service.app:create_app()") as svc, \
+                BotServer(random_bot(1)) as rnd, BotServer(greedy_bot()) as greedy, \
+                BotServer(slow_bot()) as slow, BotServer(illegal_bot()) as illegal:
+            url = f"http://127.0.0.1:{svc.port}"
+            spec = {"name": "done-when", "format": "round_robin", "seed": "d0e5" * 8, "parallel": 6,
+                    "bots": [{"name": "random", "url": rnd.url}, {"name": "greedy", "url": greedy.url},
+                             {"name": "joiner", "command": [sys.executable, "-m", "card_referee_client", "bot",
+                                                            "random", "--url={url}", "--session={session}",
+                                                            "--token={token}"]},
+                             {"name": "slow", "url": slow.url}, {"name": "illegal", "url": illegal.url},
+                             {"name": "crasher", "url": crasher_url}],
+                    "games": [{"game": "femkort", "players": 2, "clock": FEMKORT_CLOCK},
+                              {"game": "davoserjazz", "players": 3, "clock": DAVOSERJAZZ_CLOCK}]}
+            (work / "spec.json").write_text(json.dumps(spec))
+            out = work / "out"
+            started = time.monotonic()
+            run = subprocess.run([CLI, "tournament", "run", str(work / "spec.json"), "--url", url, "--out", str(out)],
+                                 capture_output=True, text=True, timeout=240, check=False)
+            seconds = time.monotonic() - started
+            print(run.stderr[-3000:])
+            assert run.returncode == 0, run.stderr[-3000:]
+            verified = subprocess.run([CLI, "tournament", "verify", str(out), "--url", url],
+                                      capture_output=True, text=True, timeout=120, check=False)
+            records = [json.loads(p.read_text()) for p in sorted((out / "matches").glob("*.json"))]
+            yield {"out": out, "url": url, "run": run, "seconds": seconds, "verified": verified, "records": records}
+    finally:
+        crasher.kill()
+        crasher.wait()
+
+
+def incidents_of(records: list[dict[str, Any]], bot: str) -> set[str]:
+    return {i["kind"] for r in records for i in r["incidents"] if i["bot"] == bot}
+
+
+def test_every_match_of_the_round_robin_was_played_and_reported(played: dict[str, Any]) -> None:
+    records = played["records"]
+    femkort = [r for r in records if r["game"] == "femkort"]
+    davoserjazz = [r for r in records if r["game"] == "davoserjazz"]
+    assert len(femkort) == 15 * 2 and len(davoserjazz) == 20 * 3  # every pair / trio, every seat rotation
+    assert all(r["result"] is not None for r in records)
+    out = played["out"]
+    assert (out / "results.csv").read_text().count("\n") == 7
+    assert (out / "standings.png").stat().st_size > 1000
+    assert "[90]" in played["run"].stderr  # progress, match by match
+    print(f"tournament: {len(records)} matches in {played['seconds']:.1f} s")
+
+
+def test_the_slow_bot_is_timed_out_by_the_service_clock(played: dict[str, Any]) -> None:
+    records = played["records"]
+    assert incidents_of(records, "slow") == {"timeout"}
+    auto_timeouts = [m for r in records if r["game"] == "femkort" for m in r["moves"] if m.get("timeout")]
+    assert auto_timeouts and all(r["bots"][m["seat"]] == "slow" for r in records for m in r["moves"]
+                                 if m.get("timeout") and r["game"] == "femkort")
+    forfeits = [r for r in records if r["game"] == "davoserjazz" and r["result"]["ended_by"] == "timeout"]
+    assert forfeits and all(r["bots"][r["result"]["forfeited"]] == "slow" for r in forfeits)
+    for r in forfeits:  # applied by the service within 1 s of the deadline while the runner only waited
+        end = next(e for e in r["ends"] if e["type"] == "timeout")
+        assert end["elapsed_ms"] <= DAVOSERJAZZ_CLOCK["move_ms"] + 1000, end
+
+
+def test_illegal_and_crashed_bots_concede_by_the_policy(played: dict[str, Any]) -> None:
+    records = played["records"]
+    assert incidents_of(records, "illegal") == {"illegal"}
+    assert incidents_of(records, "crasher") == {"crashed"}
+    for bot in ("random", "greedy", "joiner"):
+        assert not incidents_of(records, bot) & {"illegal", "crashed"}, bot
+    for r in records:
+        conceded = [e for e in r["ends"] if e["type"] == "concession"]
+        assert all(r["bots"][e["seat"]] in {"illegal", "crasher"} for e in conceded)
+        if r["game"] == "femkort":  # auto: the match went on to its end, the service playing the seat
+            assert r["result"]["ended_by"] == "play"
+            for e in conceded:
+                assert any(m.get("auto") and m["seat"] == e["seat"] for m in r["moves"] if m["version"] > e["version"]) \
+                    or r["moves"][-1]["version"] < e["version"]
+        elif conceded:  # forfeit: the concession ended the match with that seat last
+            assert r["result"]["ended_by"] == "concession" and r["result"]["forfeited"] == conceded[0]["seat"]
+            assert r["result"]["ranking"][-1] == conceded[0]["seat"]
+
+
+def test_the_bad_bots_lose_their_davoserjazz_matches_and_the_good_ones_never_forfeit(played: dict[str, Any]) -> None:
+    for r in played["records"]:
+        forfeited = r["result"].get("forfeited")
+        assert forfeited is None or r["bots"][forfeited] in BAD, r["match"]
+    standings = json.loads((played["out"] / "standings.json").read_text())["final"]
+    assert {row["bot"] for row in standings if row["forfeits"]} <= BAD
+
+
+def test_verify_passes_on_the_records(played: dict[str, Any]) -> None:
+    assert played["verified"].returncode == 0, played["verified"].stdout + played["verified"].stderr
+    assert "OK: 90 match records" in played["verified"].stdout
+
+
+def test_verify_fails_on_a_record_with_one_altered_move(played: dict[str, Any], tmp_path: Path) -> None:
+    copy = tmp_path / "altered"
+    subprocess.run(["cp", "-r", str(played["out"]), str(copy)], check=True)
+    path = next(p for p in sorted((copy / "matches").glob("*davoserjazz*.json"))
+                if len(json.loads(p.read_text())["moves"]) > 20)
+    rec = json.loads(path.read_text())
+    move = rec["moves"][10]["move"]
+    hand = [m["move"]["card"] for m in rec["moves"][11:] if m["seat"] == move["seat"] and "card" in m["move"]]
+    move["card"] = hand[-1]  # a card the seat still held, played out of its turn in the deal
+    path.write_text(json.dumps(rec))
+    failed = subprocess.run([CLI, "tournament", "verify", str(copy), "--url", played["url"]],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert failed.returncode == 1, failed.stdout
+    assert f"matches/{path.name}" in failed.stdout, failed.stdout
+
+
+def test_every_move_is_recorded_with_its_time(played: dict[str, Any]) -> None:
+    for r in played["records"]:
+        assert r["commitment"] and r["seed"] and r["bots"]
+        for m in r["moves"]:
+            assert isinstance(m["elapsed_ms"], int) and m["elapsed_ms"] >= 0
+            datetime.fromisoformat(m["at"].replace("Z", "+00:00"))
