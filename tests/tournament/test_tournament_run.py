@@ -7,7 +7,7 @@ tournament runs through the ``card-referee`` command. The field:
 
 - ``random`` and ``greedy``: the package's example bots, as HTTP endpoints;
 - ``joiner``: a random bot that is a program joining each match with its seat token;
-- ``slow``: answers correctly, but after 1.5 s when a move may take 1 s;
+- ``slow``: answers correctly, but after 2.5 s when a move may take 2 s;
 - ``illegal``: answers a card it does not hold;
 - ``crasher``: a bot process that dies (os._exit) at its third decision; afterwards nothing answers at its address.
 
@@ -34,8 +34,10 @@ from card_referee_client.bots import Choose
 from tests.redis_server import RedisServer
 
 CLI = str(Path(sys.executable).with_name("card-referee"))
-FEMKORT_CLOCK = {"move_ms": 1000, "bank_ms": 2500, "policy": "auto"}
-DAVOSERJAZZ_CLOCK = {"move_ms": 1000, "policy": "forfeit"}
+# 2 s a move: a program bot (a new Python process each match) must be able to start on a loaded machine
+FEMKORT_CLOCK = {"move_ms": 2000, "bank_ms": 3000, "policy": "auto"}
+DAVOSERJAZZ_CLOCK = {"move_ms": 2000, "policy": "forfeit"}
+SLOW_S = 2.5
 BAD = {"slow", "illegal", "crasher"}
 CRASHER = """
 import os, sys
@@ -57,7 +59,7 @@ def slow_bot() -> Choose:
     inner = random_bot(11)
 
     def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
-        time.sleep(1.5)
+        time.sleep(SLOW_S)
         return inner(view, legal_moves)
     return choose
 

@@ -205,7 +205,7 @@ def record(match: Match, created: dict[str, Any], log: dict[str, Any], incidents
     moves, ends = [], []
     for e in log["entries"]:
         if "move" in e:
-            moves.append({k: e[k] for k in ("version", "seat", "move", "time", "at", "elapsed_ms", "auto") if k in e})
+            moves.append({k: v for k, v in e.items() if k not in ("action", "hidden")})
         else:
             ends.append(e)
     game = match.game
