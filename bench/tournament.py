@@ -11,13 +11,15 @@ this process, exactly what ``card-referee tournament run`` does, with every matc
 Reported (and written to OUT/tournament-bench.json): matches and moves per second over the whole run, and
 the service's CPU time per move: the user + system time of the gunicorn workers and master over the run,
 divided by the moves played (every request of the run counted in it: session creation, the seats' reads, the
-spectator's long-polls, the moves and the logs). Redis's CPU per move beside it. docs/performance.md,
+spectator's long-polls, the moves and the logs). Beside it, per move, the CPU of Redis, of the runner (this
+process) and of the bots' process, and the machine's load average at the end. docs/performance.md,
 "Tournaments", has the numbers and what they say.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,17 @@ def service_cpu(svc: Service) -> float:
     return cpu_seconds(svc.proc.pid) + sum(cpu_seconds(pid) for pid in svc.worker_pids())
 
 
+def count_requests(client: Client) -> list[int]:
+    """Counts the requests the runner makes to the service (a one-element list, updated in place)."""
+    count, send = [0], client.http.request
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return send(*args, **kwargs)
+    client.http.request = counted  # type: ignore[method-assign]
+    return count
+
+
 def run(bots: int, rounds: int, players: int, parallel: int, out: Path, move_ms: int = MOVE_MS) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="tournament-bench-"))
     served = subprocess.Popen([sys.executable, "-c", SERVE_BOTS, str(bots)], stdin=subprocess.PIPE,
@@ -64,10 +77,14 @@ def run(bots: int, rounds: int, players: int, parallel: int, out: Path, move_ms:
                          "games": [{"game": "femkort", "players": players, "clock": {"move_ms": move_ms, "policy": "forfeit"} if move_ms else None}]})
             redis_pid = redis.proc.pid if redis.proc else 0
             cpu0, redis0, t0 = service_cpu(svc), cpu_seconds(redis_pid), time.perf_counter()
-            runner = Runner(spec, Client(f"http://127.0.0.1:{svc.port}"), work / "out", progress=None)
+            runner0, bots0 = time.process_time(), cpu_seconds(served.pid)
+            client = Client(f"http://127.0.0.1:{svc.port}")
+            requests = count_requests(client)
+            runner = Runner(spec, client, work / "out", progress=None)
             final = runner.run()
             seconds = time.perf_counter() - t0
             cpu, redis_cpu = service_cpu(svc) - cpu0, cpu_seconds(redis_pid) - redis0
+            runner_cpu, bots_cpu = time.process_time() - runner0, cpu_seconds(served.pid) - bots0
     finally:
         if served.stdin:
             served.stdin.close()
@@ -77,8 +94,11 @@ def run(bots: int, rounds: int, players: int, parallel: int, out: Path, move_ms:
     result = {"bots": bots, "move_ms": move_ms or None, "rounds": rounds, "players": players, "parallel": parallel, "matches": matches,
               "moves": moves, "seconds": round(seconds, 2),
               "matches_per_second": round(matches / seconds, 2), "moves_per_second": round(moves / seconds, 1),
-              "service_cpu_seconds": round(cpu, 2), "service_cpu_ms_per_move": round(cpu / moves * 1000, 3),
+              "service_cpu_seconds": round(cpu, 2), "requests_per_move": round(requests[0] / moves, 2), "service_cpu_ms_per_move": round(cpu / moves * 1000, 3),
               "redis_cpu_ms_per_move": round(redis_cpu / moves * 1000, 3),
+              "runner_cpu_ms_per_move": round(runner_cpu / moves * 1000, 3),
+              "bots_cpu_ms_per_move": round(bots_cpu / moves * 1000, 3),
+              "load_average": [round(x, 2) for x in os.getloadavg()],
               "incidents": sum(len(r["incidents"]) for r in runner.records),
               "ended_by": sorted({r["result"].get("ended_by", "play") for r in runner.records}),
               "winner": final[0].bot, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
