@@ -1,8 +1,9 @@
 """HTTP/1.1 with keep-alive (one connection per thread), JSON in and out, and bounded retries.
 
 Retried: a connection that fails or drops (the server closed a keep-alive connection, a restart), a 503
-``store_unavailable`` and a 429, waiting ``Retry-After`` (capped) between tries. A POST is retried only when it is
-safe to send twice: it carries an ``Idempotency-Key`` (a move), or the caller says so. Everything else is
+``store_unavailable`` and a 429, waiting ``Retry-After`` (capped) between tries. A 429 is always retried (the
+request was refused before anything was done); the others only when the request is safe to send twice: a GET,
+a POST that carries an ``Idempotency-Key`` (a move), or one the caller says is safe. Everything else is
 answered at once, an error answer as a typed :class:`~card_referee_client.errors.ProblemError`.
 """
 from __future__ import annotations
@@ -70,20 +71,20 @@ class Transport:
             data = json.dumps(body, separators=(",", ":")).encode()
             hdrs["Content-Type"] = "application/json"
         safe = method == "GET" or retry_post or "Idempotency-Key" in hdrs
-        attempts = self.retries + 1 if safe else 1
+        attempts = self.retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
                 reply = self._once(method, self.prefix + path, data, hdrs, timeout)
             except (OSError, http.client.HTTPException) as exc:
                 self._drop()
-                if last:
+                if last or not safe:
                     raise TransportError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
                 time.sleep(min(0.05 * 2 ** attempt, self.max_pause))
                 continue
             if reply.status < 400:
                 return reply
-            if reply.status in RETRY_STATUS and not last:
+            if reply.status in RETRY_STATUS and attempt < self.retries and (safe or reply.status == 429):
                 time.sleep(self._pause(reply.headers.get("Retry-After"), attempt))
                 continue
             raise problem_from(reply.status, reply.body, reply.headers.get("Retry-After"))

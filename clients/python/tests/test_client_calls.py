@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from card_referee_client import (Client, Forbidden, IllegalMove, InvalidRequest, NotFound, StoreUnavailable,
-                                 TransportError, Unauthorized, VersionConflict)
+                                 TooManyRequests, TransportError, Unauthorized, VersionConflict)
 from card_referee_client.client import parse_events
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -127,6 +127,7 @@ class Flaky(BaseHTTPRequestHandler):
     """Answers 503 (store_unavailable) to the first ``fail`` requests of a path, then 200 with what it saw."""
     protocol_version = "HTTP/1.1"
     fail: dict[str, int] = {}
+    status = 503
     seen: list[dict[str, Any]] = []
 
     def _answer(self) -> None:
@@ -136,7 +137,8 @@ class Flaky(BaseHTTPRequestHandler):
         left = Flaky.fail.get(self.path, 0)
         if left:
             Flaky.fail[self.path] = left - 1
-            status, body = 503, {"code": "store_unavailable", "status": 503, "detail": "down"}
+            status = Flaky.status
+            body = {"code": {503: "store_unavailable", 429: "too_many_requests"}[status], "status": status}
         else:
             status, body = 200, {"ok": True}
         raw = json.dumps(body).encode()
@@ -157,7 +159,7 @@ class Flaky(BaseHTTPRequestHandler):
 def flaky() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    Flaky.fail, Flaky.seen = {}, []
+    Flaky.fail, Flaky.seen, Flaky.status = {}, [], 503
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -179,6 +181,16 @@ def test_a_session_is_not_created_twice_and_retries_are_bounded(flaky: str) -> N
     with pytest.raises(StoreUnavailable):
         Client(flaky, retries=2).games()
     assert len(Flaky.seen) == 1 + 3
+
+
+def test_a_creation_refused_by_a_quota_is_sent_again_after_retry_after(flaky: str) -> None:
+    Flaky.fail, Flaky.status = {"/v1/sessions": 2}, 429
+    assert Client(flaky).create_session("femkort") == {"ok": True}  # type: ignore[comparison-overlap]
+    assert len(Flaky.seen) == 3
+    Flaky.fail = {"/v1/sessions": 9}
+    with pytest.raises(TooManyRequests) as caught:
+        Client(flaky, retries=1).create_session("femkort")
+    assert caught.value.retry_after == 0
 
 
 def test_an_unreachable_service_is_a_transport_error() -> None:
