@@ -123,8 +123,10 @@ class MatchPlay:
 
     def _turn(self, seat: int) -> SeatAnswer:
         mine = self.seats[seat].get()
-        if mine["finished"] or not mine["legal_moves"]:
+        if mine["finished"]:
             return mine
+        if not mine["legal_moves"]:  # nothing for this seat to do at this version: wait for the next one
+            return self.spectator.wait(mine["version"], 1.0)
         seconds = seconds_left(mine, seat, self.answer_ms)
         payload = {"protocol": PROTOCOL, "game": mine["game"], "session": self.sid, "seat": seat,
                    "version": mine["version"], "view": mine["view"], "legal_moves": mine["legal_moves"],
