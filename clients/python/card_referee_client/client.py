@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from .errors import ProblemError, TransportError, VersionConflict
 from .models import Clock, Created, Envelope, Move, PublicLog, SeatAnswer
-from .transport import Transport
+from .transport import StreamOver, Transport
 
 
 class Client:
@@ -146,6 +146,8 @@ class SeatClient:
                     yield event
                     if event.event == "end":
                         return
+            except StreamOver:
+                return
             except TransportError:
                 failures += 1
                 if failures > reconnects:

@@ -22,6 +22,10 @@ from .errors import ProblemError, TransportError, problem_from
 RETRY_STATUS = {503, 429}
 
 
+class StreamOver(Exception):
+    """The service answered a stream request with 204: nothing more will come."""
+
+
 @dataclass(frozen=True)
 class Reply:
     status: int
@@ -127,6 +131,8 @@ class Transport:
         try:
             conn.request("GET", self.prefix + path, headers={"Accept": "text/event-stream", **headers})
             resp = conn.getresponse()
+            if resp.status == 204:  # the stream has nothing more to send, ever (a finished match)
+                raise StreamOver()
             if resp.status >= 400:
                 raw = resp.read()
                 try:
@@ -145,4 +151,4 @@ class Transport:
             conn.close()
 
 
-__all__ = ["ProblemError", "Reply", "Transport", "TransportError"]
+__all__ = ["ProblemError", "Reply", "StreamOver", "Transport", "TransportError"]

@@ -114,6 +114,7 @@ def test_the_event_stream_and_the_long_poll_follow_a_whole_match(client: Client)
     assert seen == list(range(seen[0], answer["version"] + 1)) and kinds[-1] == "end"
     log = client.session_log(sid)
     assert log["finished"] and log["seed"] and log["replay"]
+    assert list(client.seat(sid, tokens[1]).events(last_event_id=answer["version"])) == []  # 204: nothing more
 
 
 def test_events_are_parsed_field_by_field() -> None:
