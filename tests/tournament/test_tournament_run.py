@@ -73,9 +73,9 @@ def illegal_bot() -> Choose:
     return choose
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    work = tmp_path_factory.mktemp("tournament")
+@pytest.fixture
+def played(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    work = tmp_path
     crasher = subprocess.Popen([sys.executable, "-c", CRASHER], stdout=subprocess.PIPE, text=True)
     try:
         crasher_url = (crasher.stdout.readline() if crasher.stdout else "").strip()
@@ -113,7 +113,7 @@ def incidents_of(records: list[dict[str, Any]], bot: str) -> set[str]:
     return {i["kind"] for r in records for i in r["incidents"] if i["bot"] == bot}
 
 
-def test_every_match_of_the_round_robin_was_played_and_reported(played: dict[str, Any]) -> None:
+def check_every_match_of_the_round_robin_was_played_and_reported(played: dict[str, Any]) -> None:
     records = played["records"]
     femkort = [r for r in records if r["game"] == "femkort"]
     davoserjazz = [r for r in records if r["game"] == "davoserjazz"]
@@ -126,7 +126,7 @@ def test_every_match_of_the_round_robin_was_played_and_reported(played: dict[str
     print(f"tournament: {len(records)} matches in {played['seconds']:.1f} s")
 
 
-def test_the_slow_bot_is_timed_out_by_the_service_clock(played: dict[str, Any]) -> None:
+def check_the_slow_bot_is_timed_out_by_the_service_clock(played: dict[str, Any]) -> None:
     records = played["records"]
     assert incidents_of(records, "slow") == {"timeout"}
     auto_timeouts = [m for r in records if r["game"] == "femkort" for m in r["moves"] if m.get("timeout")]
@@ -139,7 +139,7 @@ def test_the_slow_bot_is_timed_out_by_the_service_clock(played: dict[str, Any]) 
         assert end["elapsed_ms"] <= DAVOSERJAZZ_CLOCK["move_ms"] + 1000, end
 
 
-def test_illegal_and_crashed_bots_concede_by_the_policy(played: dict[str, Any]) -> None:
+def check_illegal_and_crashed_bots_concede_by_the_policy(played: dict[str, Any]) -> None:
     records = played["records"]
     assert incidents_of(records, "illegal") == {"illegal"}
     assert incidents_of(records, "crasher") == {"crashed"}
@@ -158,7 +158,7 @@ def test_illegal_and_crashed_bots_concede_by_the_policy(played: dict[str, Any]) 
             assert r["result"]["ranking"][-1] == conceded[0]["seat"]
 
 
-def test_the_bad_bots_lose_their_davoserjazz_matches_and_the_good_ones_never_forfeit(played: dict[str, Any]) -> None:
+def check_the_bad_bots_lose_their_davoserjazz_matches_and_the_good_ones_never_forfeit(played: dict[str, Any]) -> None:
     for r in played["records"]:
         forfeited = r["result"].get("forfeited")
         assert forfeited is None or r["bots"][forfeited] in BAD, r["match"]
@@ -166,13 +166,13 @@ def test_the_bad_bots_lose_their_davoserjazz_matches_and_the_good_ones_never_for
     assert {row["bot"] for row in standings if row["forfeits"]} <= BAD
 
 
-def test_verify_passes_on_the_records(played: dict[str, Any]) -> None:
+def check_verify_passes_on_the_records(played: dict[str, Any]) -> None:
     assert played["verified"].returncode == 0, played["verified"].stdout + played["verified"].stderr
     assert "OK: 90 match records" in played["verified"].stdout
 
 
-def test_verify_fails_on_a_record_with_one_altered_move(played: dict[str, Any], tmp_path: Path) -> None:
-    copy = tmp_path / "altered"
+def check_verify_fails_on_a_record_with_one_altered_move(played: dict[str, Any]) -> None:
+    copy = played["out"].parent / "altered"
     subprocess.run(["cp", "-r", str(played["out"]), str(copy)], check=True)
     path = next(p for p in sorted((copy / "matches").glob("*davoserjazz*.json"))
                 if len(json.loads(p.read_text())["moves"]) > 20)
@@ -187,9 +187,21 @@ def test_verify_fails_on_a_record_with_one_altered_move(played: dict[str, Any], 
     assert f"matches/{path.name}" in failed.stdout, failed.stdout
 
 
-def test_every_move_is_recorded_with_its_time(played: dict[str, Any]) -> None:
+def check_every_move_is_recorded_with_its_time(played: dict[str, Any]) -> None:
     for r in played["records"]:
         assert r["commitment"] and r["seed"] and r["bots"]
         for m in r["moves"]:
             assert isinstance(m["elapsed_ms"], int) and m["elapsed_ms"] >= 0
             datetime.fromisoformat(m["at"].replace("Z", "+00:00"))
+
+
+def test_a_six_bot_round_robin_of_femkort_and_davoserjazz_with_a_slow_an_illegal_and_a_crashing_bot(
+        played: dict[str, Any]) -> None:
+    """One test, so that the tournament is played once even when the suite runs on several workers."""
+    check_every_match_of_the_round_robin_was_played_and_reported(played)
+    check_the_slow_bot_is_timed_out_by_the_service_clock(played)
+    check_illegal_and_crashed_bots_concede_by_the_policy(played)
+    check_the_bad_bots_lose_their_davoserjazz_matches_and_the_good_ones_never_forfeit(played)
+    check_verify_passes_on_the_records(played)
+    check_verify_fails_on_a_record_with_one_altered_move(played)
+    check_every_move_is_recorded_with_its_time(played)

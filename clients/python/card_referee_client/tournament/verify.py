@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from ..errors import ProblemError
 from .schedule import Round, matches_of
 from .spec import load
 from .standings import by_round, standings
+
+
+REPLAYS_AT_ONCE = 4
 
 
 @dataclass(frozen=True)
@@ -62,23 +66,26 @@ def _checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
         return
     rounds = [Round(r["index"], next(g for g in spec.games if g.label == r["game"]),
                     tuple(tuple(t) for t in r["tables"]), tuple(r["byes"])) for r in doc["rounds"]]
-    records = []
+    scheduled = []
     for rnd in rounds:
         for match in matches_of(spec, rnd):
-            path = directory / "matches" / f"{match.id}.json"
-            try:
-                rec = json.loads(path.read_text())
-            except (OSError, ValueError) as exc:
-                yield Discrepancy(f"matches/{match.id}.json", f"missing or unreadable ({exc})")
-                return
             where = f"matches/{match.id}.json"
+            try:
+                rec = json.loads((directory / where).read_text())
+            except (OSError, ValueError) as exc:
+                yield Discrepancy(where, f"missing or unreadable ({exc})")
+                return
             if rec.get("bots") != list(match.seats) or rec.get("round") != rnd.index:
                 yield Discrepancy(where, f"seats {rec.get('bots')} differ from the schedule's {list(match.seats)}")
                 return
             if match.seed is not None and rec.get("seed") != match.seed:
                 yield Discrepancy(where, "its seed is not the board's seed: the tables did not play the same deals")
                 return
-            problem = check_record(rec, client)
+            scheduled.append((where, rec))
+    records = []
+    with ThreadPoolExecutor(max_workers=REPLAYS_AT_ONCE) as pool:  # answers in order: the first one named
+        for (where, rec), problem in zip(scheduled, pool.map(lambda wr: check_record(wr[1], client), scheduled),
+                                         strict=True):
             if problem:
                 yield Discrepancy(where, problem)
                 return
