@@ -187,9 +187,11 @@ class MatchPlay:
     def _check_programs(self, answer: SeatAnswer) -> None:
         for seat, proc in self.procs.items():
             code = proc.poll()
-            if code is not None and seat not in self.retired:
-                self._concede(seat, "crashed", f"the program exited with code {code} before the end",
-                              answer["version"])
+            if code is None or seat in self.retired:
+                continue
+            if self.spectator.get()["finished"]:  # it saw the end before this loop did
+                return
+            self._concede(seat, "crashed", f"the program exited with code {code} before the end", answer["version"])
 
     def _stop_programs(self) -> None:
         deadline = time.monotonic() + 2.0
