@@ -29,6 +29,7 @@ def service_url() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+        app.extensions["timeout_applier"].stop()
 
 
 @pytest.fixture
