@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                         for model in order:
                             svc = services[model]
                             for name in ("echo:femkort", "move:femkort", "session_move"):
-                                reqs = (http_bench.session_requests(svc, max(256, 16 * c), 60)[0]
+                                # a session move can be made once: a repeated run (balanced_run) gets fresh ones
+                                reqs = ((lambda svc=svc, c=c: http_bench.session_requests(svc, max(256, 16 * c), 60)[0])
                                         if name == "session_move" else scen[model][name]["requests"])
                                 res = http_bench.balanced_run(svc, reqs, c, args.seconds, "wrk", wd)
                                 runs.setdefault((model, name, c), []).append(res)

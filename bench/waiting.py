@@ -193,7 +193,15 @@ def main(argv: list[str] | None = None) -> int:
                 return http_bench.session_requests(svc, max(256, 16 * connections), 40 if short else 80)[0]
 
             def measure(phase: str, r: int, moves: list[bytes]) -> None:
-                for name, requests in (("move", stateless["requests"]), ("session_move", moves)):
+                # a run is repeated when one worker took (nearly) every connection (balanced_run), and a
+                # session move can be made only once: a repeat gets fresh moves, the first the ones made before
+                # the waiters connected
+                unused = [moves]
+
+                def session_batch() -> list[bytes]:
+                    return unused.pop() if unused else session_moves()
+
+                for name, requests in (("move", stateless["requests"]), ("session_move", session_batch)):
                     res = http_bench.balanced_run(svc, requests, connections, seconds, "wrk", wd)
                     runs.setdefault((name, phase), []).append(res)
                     log(f"  round {r + 1}/{rounds} {phase:<8} {name:<13} {res['rps']:>8.0f} req/s  "

@@ -29,10 +29,20 @@ BATCH = 64          # deadlines claimed at once
 FAILING_POLL = 1.0  # while the store does not answer, look less often (each failure is logged by the store)
 
 
+_APPLIERS: weakref.WeakSet[Applier] = weakref.WeakSet()  # every applier of this process, for stop_all
+
+
+def stop_all() -> None:
+    """Stop every applier of this process (a test run's end: the stores they poll are going away)."""
+    for applier in list(_APPLIERS):
+        applier.stop()
+
+
 class Applier:
     """The applier of one service (one app). Its thread holds it only weakly: when the app goes, it stops."""
 
     def __init__(self, service: SessionService, poll: float = POLL) -> None:
+        _APPLIERS.add(self)
         self.service = service
         self.poll = poll
         self.applied = 0          # timeouts and moves for conceded seats this applier applied
