@@ -59,6 +59,17 @@ def hidden_copies_shown(view: Any, hidden: Counter[str], pack: Counter[str], own
     return {c for c in hidden if shown[c] > pack[c] - hidden[c]}
 
 
+def hidden_from(state: State, viewer: int | None) -> tuple[Counter[str], Counter[str]]:
+    """The card copies ``viewer`` (None: a spectator) may not see in ``state``: the undealt rest and stock, and
+    the other seats' hands but for any card shown to it (``Game.seen_cards``); and its own hand."""
+    hands = state.get("hands") or []
+    seen = engine.get_game(state["game"]).seen_cards(state, viewer)
+    hidden = Counter(state.get("rest") or []) + Counter(state.get("stock") or []) + Counter(
+        c for s, hand in enumerate(hands) if s != viewer for c in hand if c not in seen)
+    own = Counter(hands[viewer]) if viewer is not None and hands else Counter()
+    return hidden, own
+
+
 def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, rng: random.Random,
                 max_moves: int = 20000, check_every: int = 1) -> tuple[State, int]:
     """Play random legal moves to the end, checking the invariants after each move."""

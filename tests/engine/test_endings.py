@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from service import engine
 from service.engine import IllegalMove, InvalidRequest
 
-from .playout import hidden_copies_shown
+from .playout import hidden_copies_shown, hidden_from
 from .test_invariants import CASES, option_sets
 
 
@@ -84,13 +84,8 @@ def test_a_match_ended_at_any_point_is_over_hides_the_hands_and_ranks_the_forfei
             if game.zero_sum(state["options"]):
                 assert sum(result["payoffs"]) == 0
         pack = Counter(game.pack(players, state["options"]))
-        hands = state.get("hands") or []
-        hidden_everywhere = Counter(state.get("rest") or []) + Counter(state.get("stock") or [])
         for viewer in [None, *range(players)]:
-            seen = game.seen_cards(state, viewer)  # in another hand, but shown to this seat (or the whole table)
-            hidden = hidden_everywhere + Counter(c for s, h in enumerate(hands) if s != viewer for c in h
-                                                 if c not in seen)
-            own = Counter(hands[viewer]) if viewer is not None and hands else None
+            hidden, own = hidden_from(state, viewer)
             assert not hidden_copies_shown(engine.view(ended, viewer), hidden, pack, own), (by, viewer)
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from service import engine
 
-from .playout import concrete, hidden_copies_shown, play_to_end
+from .playout import concrete, hidden_copies_shown, hidden_from, play_to_end
 
 CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
 
@@ -51,15 +51,10 @@ def test_views_hide_other_hands(game_id: str, players: int) -> None:
     for _ in range(40):
         if engine.is_finished(state):
             break
-        hands = state.get("hands") or []
-        hidden_everywhere = Counter(state.get("rest") or []) + Counter(state.get("stock") or [])
         for seat in [None, *range(players)]:
-            seen = game.seen_cards(state, seat)  # in another hand, but shown to this seat (or the whole table)
-            hidden = hidden_everywhere + Counter(c for s, h in enumerate(hands) if s != seat for c in h
-                                                 if c not in seen)
+            hidden, own = hidden_from(state, seat)
             view = engine.view(state, seat)
             assert "seed" not in view and "deals" not in view
-            own = Counter(hands[seat]) if seat is not None and hands else Counter()
             leaked = hidden_copies_shown(view, hidden, pack, own)
             assert not leaked, f"view of seat {seat} leaks hidden cards: {sorted(leaked)}"
         state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
