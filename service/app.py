@@ -21,12 +21,12 @@ from .storage import SessionStore, StoreUnavailable, store_for
 MAX_BODY = 4 * 1024 * 1024
 
 
-def create_app(config: Config | None = None) -> Flask:
+def create_app(config: Config | None = None) -> observability.ObservedFlask:
     """The application; without ``config`` it is configured from the environment. Sessions use Redis
     when REDIS_URL is set, else an in-process store (single process only: docs/sessions.md)."""
     config = config or Config.from_env()
     engine.all_games()  # import every game module now, not on the first request
-    app = Flask(__name__)
+    app = observability.ObservedFlask(__name__)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["card_referee_config"] = config
@@ -38,7 +38,7 @@ def create_app(config: Config | None = None) -> Flask:
     sessions.on_clock = applier.start  # at the latest when this process sees a clocked session
     if not config.testing:
         applier.start()  # deadlines of sessions other instances made are applied here too, unasked
-    app.before_request(applier.revive)  # a forked worker starts its own
+    app.on_request = (applier.revive,)  # a forked worker starts its own
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)

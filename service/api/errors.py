@@ -9,11 +9,12 @@ import logging
 from typing import Any
 
 import orjson
-from flask import Flask, Response, g, has_request_context
+from flask import Flask, Response, has_request_context
 from werkzeug.exceptions import HTTPException
 
 from ..engine import IllegalMove, RulesError
 from ..storage.base import StoreUnavailable
+from . import observability
 
 log = logging.getLogger("service.api")
 PROBLEM = "application/problem+json"
@@ -60,7 +61,7 @@ def rules_problem(exc: RulesError) -> Response:
     if isinstance(exc, IllegalMove):
         extra["reason"] = exc.reason
         if has_request_context():
-            g.illegal_reason = exc.reason
+            observability.illegal_move(exc.reason)
     for key in ("index", "option", "card"):
         if key in exc.details and isinstance(exc.details[key], (str, int)):
             extra[key] = exc.details[key]

@@ -8,17 +8,22 @@
 """
 from __future__ import annotations
 
+import _thread
+import atexit
 import logging
 import os
 import random
 import re
 import sys
+import threading
 import time
+from bisect import bisect_left
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from .. import engine
@@ -63,37 +68,19 @@ def configure_logging(level: str) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     # What no line of ours shows, and every record would otherwise compute (the logging HOWTO's
-    # "Optimization"): the caller's file and line (a walk up the stack), the thread's and the process's names.
+    # "Optimization"): the caller's file and line (a walk up the stack). Not the process id or thread: other
+    # formats in the same process use them (gunicorn's error log prints "[%(process)d]").
     logging._srcfile = None  # type: ignore[attr-defined]
-    logging.logThreads = False
-    logging.logProcesses = False
-    logging.logMultiprocessing = False
-
-
-_redis_latency: dict[str, Any] = {}  # each operation's histogram child, looked up once (on every move's path)
 
 
 def observe_redis(op: str, seconds: float, ok: bool) -> None:
-    child = _redis_latency.get(op)
-    if child is None:
-        child = _redis_latency[op] = REDIS_LATENCY.labels(op)
-    child.observe(seconds)
+    TALLY.observe(REDIS_LATENCY, (op,), seconds)
     if not ok:
-        REDIS_ERRORS.labels(op).inc()
+        TALLY.count(REDIS_ERRORS, (op,))
 
 
 def session_created(game: str) -> None:
-    SESSIONS.labels(game).inc()
-
-
-def illegal_move(reason: str) -> None:
-    """Called by the error handler; the request hook labels it with the game."""
-    g.illegal_reason = reason
-
-
-def _game_label(req: Any, ctx: Any) -> str:
-    game = (req.view_args or {}).get("game") or getattr(ctx, "game", None)
-    return game if isinstance(game, str) and game in engine.all_games() else "-"
+    TALLY.count(SESSIONS, (game,))
 
 
 def write_access(fields: dict[str, Any]) -> None:
@@ -163,59 +150,187 @@ def new_request_id() -> str:
     return "%032x" % (random.getrandbits(128) & _V4_CLEAR | _V4_SET)
 
 
-class _Children:
-    """A metric's child for each label combination, looked up once (``labels`` takes a lock and checks the
-    labels on every call; the combinations are few: route templates, games, statuses)."""
-
-    def __init__(self, metric: Any) -> None:
-        self.metric = metric
-        self.kids: dict[tuple[str, ...], Any] = {}
-
-    def __call__(self, *labels: str) -> Any:
-        kid = self.kids.get(labels)
-        if kid is None:
-            kid = self.kids[labels] = self.metric.labels(*labels)
-        return kid
+def _raw_lock() -> Any:
+    """A plain OS lock, also under gevent's monkey-patching (whose lock is Python code that can switch
+    greenlets): the tally holds it for a few dict operations and never waits on anything while holding it."""
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency; a plain lock is right without it
+        return _thread.allocate_lock()
+    return monkey.get_original("_thread", "allocate_lock")()
 
 
-_requests, _latency, _illegal = _Children(REQUESTS), _Children(LATENCY), _Children(ILLEGAL)
+class Tally:
+    """The metrics of this process counted in plain memory and added to the Prometheus metrics every
+    ``FLUSH`` seconds by a background thread (a greenlet under gevent), before each scrape and at exit.
+
+    Under gunicorn every worker writes its metrics to PROMETHEUS_MULTIPROC_DIR, and every ``inc`` or
+    ``observe`` there is a locked write to a memory-mapped file: three per request, two more per Redis
+    operation. Here a request costs one lock and a few dict operations, and each flush writes a label set's
+    total once (docs/performance.md, "The middleware in one place"). A scrape sees another worker's requests at
+    most ``FLUSH`` seconds after they ended."""
+
+    def __init__(self, flush: float) -> None:
+        self.interval = flush
+        self.lock = _raw_lock()
+        self.counts: dict[tuple[Any, tuple[str, ...]], float] = {}
+        self.observed: dict[tuple[Any, tuple[str, ...]], list[Any]] = {}  # [sum, count per bucket]
+        self.children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+        self.thread: threading.Thread | None = None
+        os.register_at_fork(after_in_child=self._forked)
+        atexit.register(self.flush)
+
+    def count(self, metric: Any, labels: tuple[str, ...], n: float = 1) -> None:
+        key = metric, labels
+        with self.lock:
+            self.counts[key] = self.counts.get(key, 0) + n
+        if self.thread is None:
+            self._start()
+
+    def observe(self, metric: Any, labels: tuple[str, ...], seconds: float) -> None:
+        key = metric, labels
+        bucket = bisect_left(BUCKETS, seconds)  # Prometheus counts a value in the first bucket it is <= to
+        with self.lock:
+            seen = self.observed.get(key)
+            if seen is None:
+                seen = self.observed[key] = [0.0, [0] * (len(BUCKETS) + 1)]  # the last bucket is +Inf
+            seen[0] += seconds
+            seen[1][bucket] += 1
+        if self.thread is None:
+            self._start()
+
+    def flush(self) -> None:
+        with self.lock:
+            counts, self.counts = self.counts, {}
+            observed, self.observed = self.observed, {}
+        for key, n in counts.items():
+            self._child(key).inc(n)
+        for key, (total, buckets) in observed.items():
+            child = self._child(key)
+            # a histogram child keeps its sum and a count per bucket (not cumulative): what ``observe`` adds
+            # to one at a time, added here once per label set and bucket
+            child._sum.inc(total)
+            for i, n in enumerate(buckets):
+                if n:
+                    child._buckets[i].inc(n)
+
+    def _child(self, key: tuple[Any, tuple[str, ...]]) -> Any:
+        child = self.children.get(key)
+        if child is None:
+            metric, labels = key
+            child = self.children[key] = metric.labels(*labels)
+        return child
+
+    def _start(self) -> None:
+        with self.lock:
+            if self.thread is not None:
+                return
+            self.thread = threading.Thread(target=self._run, name="metrics-flush", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.interval)
+            if self.counts or self.observed:
+                self.flush()
+
+    def _forked(self) -> None:
+        # the parent's counts are the parent's: a child starts from nothing, with its own thread
+        self.lock = _raw_lock()
+        self.counts, self.observed, self.children, self.thread = {}, {}, {}, None
+
+
+FLUSH = 0.25  # seconds
+TALLY = Tally(FLUSH)
 QUIET = frozenset(("/metrics", "/healthz", "/readyz"))  # routes without an access log line
+
+# What a request's handlers tell the middleware, kept in the WSGI environ (it outlives the request context)
+RULE, GAME, ILLEGAL_REASON = "referee.rule", "referee.game", "referee.illegal"
+
+
+class ObservedFlask(Flask):
+    """Flask with the service's own middleware in its WSGI call rather than in request hooks: the request
+    id, the metrics and the access line cost one function call around the request, where two hooks cost
+    Flask's hook machinery on every request (docs/performance.md, "The middleware in one place").
+    ``on_request`` callables run before each request (cheap checks only: the timeout applier's revival)."""
+
+    on_request: tuple[Callable[[], None], ...] = ()
+
+    def wsgi_app(self, environ: Any, start_response: Any) -> Any:
+        started = time.perf_counter()
+        for hook in self.on_request:
+            hook()
+        rid = environ.get("HTTP_X_REQUEST_ID")
+        if rid is None or not REQUEST_ID.match(rid):
+            rid = new_request_id()
+        status: list[str] = []
+
+        def start(line: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            headers.append(("X-Request-ID", rid))
+            status.append(line)
+            return start_response(line, headers, exc_info)
+
+        body = super().wsgi_app(environ, start)
+        observe(environ, int(status[-1][:3]) if status else 500, time.perf_counter() - started, rid)
+        return body
+
+    def full_dispatch_request(self) -> Response:
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        req.environ[RULE] = req.url_rule, req.view_args  # None, None when no route matched
+        return super().full_dispatch_request()
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        # Flask asks inspect whether every hook and view is a coroutine function, on every request; the
+        # answer never changes for a function, so it is asked once
+        known = _sync.get(func)
+        if known is None:
+            known = _sync[func] = super().ensure_sync(func)
+        return known
+
+
+_sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+def label_game(game: str) -> None:
+    """Label this request's metrics and access line with a game found other than in its URL (a session's)."""
+    request.environ[GAME] = game
+
+
+def illegal_move(reason: str) -> None:
+    """Count this request's refusal under the reason (labelled with the game when the request ends)."""
+    request.environ[ILLEGAL_REASON] = reason
+
+
+def observe(environ: dict[str, Any], status: int, elapsed: float, request_id: str) -> None:
+    """A finished request's metrics and access line."""
+    rule, args = environ.get(RULE, _NO_RULE)
+    endpoint = rule.rule if rule is not None else "unmatched"
+    game = (args or _NO_ARGS).get("game") or environ.get(GAME)
+    if game not in _GAMES:
+        game = "-"
+    TALLY.count(REQUESTS, (endpoint, game, _STATUS.get(status) or str(status)))
+    TALLY.observe(LATENCY, (endpoint, game), elapsed)
+    reason = environ.get(ILLEGAL_REASON)
+    if reason:
+        TALLY.count(ILLEGAL, (game, reason))
+    if endpoint not in QUIET and access.isEnabledFor(logging.INFO):
+        fields = {"method": environ.get("REQUEST_METHOD"), "route": endpoint, "status": status,
+                  "ms": round(elapsed * 1000, 2), "request_id": request_id, "game": game}
+        if reason:
+            fields["reason"] = reason
+        write_access(fields)
+
+
+_NO_RULE: tuple[None, None] = (None, None)
+_NO_ARGS: dict[str, Any] = {}
+_GAMES = frozenset(engine.all_games())
+_STATUS = {code: str(code) for code in range(100, 600)}
 
 
 def install(app: Flask) -> None:
-    # Each hook takes the request and g through their proxies once (every proxy access is a context lookup).
-    @app.before_request
-    def _start() -> None:
-        ctx = g._get_current_object()
-        ctx.started = time.perf_counter()
-        rid = request.environ.get("HTTP_X_REQUEST_ID", "")
-        ctx.request_id = rid if REQUEST_ID.match(rid) else new_request_id()
-
-    @app.after_request
-    def _finish(resp: Response) -> Response:
-        ctx, req = g._get_current_object(), request._get_current_object()
-        elapsed = time.perf_counter() - getattr(ctx, "started", time.perf_counter())
-        rule = req.url_rule
-        endpoint = rule.rule if rule is not None else "unmatched"
-        game = _game_label(req, ctx)
-        status = resp.status_code
-        _requests(endpoint, game, str(status)).inc()
-        _latency(endpoint, game).observe(elapsed)
-        reason = getattr(ctx, "illegal_reason", None)
-        if reason:
-            _illegal(game, reason).inc()
-        request_id = getattr(ctx, "request_id", "")
-        resp.headers["X-Request-ID"] = request_id
-        if endpoint not in QUIET and access.isEnabledFor(logging.INFO):
-            fields = {"method": req.method, "route": endpoint, "status": status, "ms": round(elapsed * 1000, 2),
-                      "request_id": request_id, "game": game}
-            if reason:
-                fields["reason"] = reason
-            write_access(fields)
-        return resp
-
     @app.get("/metrics")
     def metrics() -> Response:
+        TALLY.flush()  # this worker's own numbers up to now; the others' are at most FLUSH seconds behind
         return Response(generate_latest(_registry()), mimetype=CONTENT_TYPE_LATEST)
 
 

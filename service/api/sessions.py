@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from flask import Blueprint, Response, current_app, g, request
+from flask import Blueprint, Response, current_app, request
 
 from .. import engine
 from ..config import Config
@@ -42,11 +42,7 @@ def service() -> SessionService:
 
 def service_for(store: SessionStore, config: Config) -> SessionService:
     """The app's session service (made once in create_app)."""
-    return SessionService(store, config, label_game)
-
-
-def label_game(game: str) -> None:
-    g.game = game  # labels this request's metrics and log line with the game
+    return SessionService(store, config, observability.label_game)
 
 
 def store() -> SessionStore:
@@ -88,7 +84,7 @@ def create() -> Response:
         engine.get_game(game)
     except engine.UnknownGame as exc:
         raise ApiError(422, "unknown_game", exc.message) from None
-    label_game(game)
+    observability.label_game(game)
     out = service().create(spec)
     observability.session_created(game)
     return reply(out, 201, {"Location": f"/v1/sessions/{out['id']}", **NO_STORE})

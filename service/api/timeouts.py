@@ -38,6 +38,10 @@ def stop_all() -> None:
         applier.stop()
 
 
+_PID = [os.getpid()]  # this process's id, kept current across forks without a system call per request
+os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
+
+
 class Applier:
     """The applier of one service (one app). Its thread holds it only weakly: when the app goes, it stops."""
 
@@ -60,8 +64,9 @@ class Applier:
         self.ensure_running()
 
     def revive(self) -> None:
-        """Start the thread again in a process forked from one where it ran (called before each request)."""
-        if self._wanted:
+        """Start the thread again in a process forked from one where it ran (called before each request, so
+        it is only an attribute read and a comparison; the thread never ends on its own but with ``stop``)."""
+        if self._wanted and self._pid != _PID[0]:
             self.ensure_running()
 
     def ensure_running(self) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.api.observability import FLUSH
 from tests.engine.playout import cards_in
 from tests.deploy.cluster import Client, Instance, Nginx, ensure_nginx, group_alive
 from tests.redis_server import RedisServer
@@ -220,7 +221,9 @@ def test_three_instances_behind_nginx_survive_a_killed_instance(cluster: Cluster
             assert set(rec) <= {"ts", "level", "logger", "msg", "method", "route", "status", "ms", "request_id",
                                 "game", "reason", "exc"}, rec
 
-    # The survivors' /metrics count what they did (each instance has its own multiprocess directory).
+    # The survivors' /metrics count what they did (each instance has its own multiprocess directory, where
+    # each worker adds its counts every FLUSH seconds).
+    time.sleep(2 * FLUSH)
     for inst in cluster.instances:
         if inst.killed:
             continue
