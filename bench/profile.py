@@ -9,6 +9,8 @@ per-function shares of the total (inclusive and self time), for docs/performance
                                                  the same with check_state stubbed, a tagged state, a sealed state
     python -m bench.profile untagged all         in-process us per request of the echo, a tagged and an untagged
                                                  /move over varied states of every game, and echo/untagged
+    python -m bench.profile wsgi femkort         CPU us per request with each WSGI app called directly: the bare
+                                                 echo, the in-app echo, a tagged and an untagged /move
     python -m bench.profile sizes all            state sizes (JSON bytes) over seeded random matches of every game
     python -m bench.profile handler femkort      us per request of the tagged /move's own work without Flask or
                                                  HTTP (parse, shape check, tag check, apply, envelope, encode)
@@ -295,7 +297,71 @@ def sizes(which: str) -> None:
               f"over {len(sizes_seen)} states")
 
 
-TIMED = {"whatif": whatif, "handler": handler, "untagged": untagged, "sizes": sizes}  # print their own timings; the rest are sampled profiles
+def wsgi(game_id: str) -> None:
+    """The middleware's cost without HTTP or a test client: each app's WSGI callable called directly with a
+    fresh environ, CPU time of this thread per request, best and median of 7 interleaved runs of 3,000: the
+    bare echo (bench/bare_echo.py), the in-app echo, and /move of ``game_id`` with a tagged and an untagged
+    state (one mid-match state sent over and over)."""
+    import io
+    import logging
+    import statistics
+    import tempfile
+    import time
+
+    import orjson
+
+    # the metrics as shipped under gunicorn: written to per-process files (deploy/gunicorn.conf.py)
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="metrics-"))
+    from service.api.codec import StateTagger
+    from service.app import create_app
+    from service.config import Config
+
+    from .bare_echo import create_app as bare_app
+    from .http_bench import mid_match
+
+    key = os.urandom(32)
+    app = with_floors(create_app(Config(log_level="INFO", state_tag_key=key)))
+    logging.getLogger().handlers[0].stream = open(os.devnull, "w")  # noqa: SIM115 - the access log
+    bare = bare_app()
+    state, move = mid_match(game_id, 4, {}, 9)
+    tag = StateTagger(key).tag(game_id, orjson.dumps(state))
+    tagged = orjson.dumps({"state": state, "state_tag": tag, "move": move})
+    untagged = orjson.dumps({"state": state, "move": move})
+    path = f"/v1/games/{game_id}/move"
+    base = {"REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "SERVER_NAME": "localhost", "SERVER_PORT": "8000",
+            "SERVER_PROTOCOL": "HTTP/1.1", "CONTENT_TYPE": "application/json", "REMOTE_ADDR": "127.0.0.1",
+            "HTTP_HOST": "localhost:8000", "wsgi.url_scheme": "http", "wsgi.errors": io.StringIO(),
+            "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        assert status.startswith("200"), status
+        return None
+
+    def run(wsgi_app: Any, url: str, data: bytes, n: int = 3000) -> float:
+        env = dict(base, PATH_INFO=url, CONTENT_LENGTH=str(len(data)))
+        t = time.thread_time()
+        for _ in range(n):
+            e = env.copy()
+            e["wsgi.input"] = io.BytesIO(data)
+            out = wsgi_app(e, start_response)
+            b"".join(out)
+            if hasattr(out, "close"):
+                out.close()
+        return (time.thread_time() - t) / n * 1e6
+
+    cases = {"bare echo": (bare, "/bench/echo", tagged), "in-app echo": (app, "/bench/echo", tagged),
+             "move, tagged": (app, path, tagged), "move, untagged": (app, path, untagged)}
+    results: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(7):
+        for name, (a, url, data) in cases.items():
+            results[name].append(run(a, url, data))
+    floor = min(results["bare echo"])
+    print(f"== wsgi {game_id}: CPU us per request, best / median of 7 x 3,000; body {len(tagged)} bytes")
+    for name, v in results.items():
+        print(f"  {name:<16} {min(v):7.1f} / {statistics.median(v):7.1f} us   bare/this {floor / min(v):5.2f}")
+
+
+TIMED = {"wsgi": wsgi, "whatif": whatif, "handler": handler, "untagged": untagged, "sizes": sizes}  # print their own timings; the rest are sampled profiles
 
 
 def main() -> None:
