@@ -59,9 +59,10 @@ def free_port() -> int:
 # ----- the service under test -----------------------------------------------------------------------------
 class Service:
     """gunicorn with deploy/gunicorn.conf.py on a free port of 127.0.0.1: the service with the in-app floors
-    (bench/app.py), or with ``app`` the bare Flask echo (bench/bare_echo.py)."""
+    (bench/app.py, or the app BENCH_APP names, e.g. bench/stall_probe.py), or with ``app`` the bare Flask echo
+    (bench/bare_echo.py)."""
 
-    def __init__(self, workers: int, redis_url: str, workdir: Path, app: str = "bench.app:create_app()") -> None:
+    def __init__(self, workers: int, redis_url: str, workdir: Path, app: str = os.environ.get("BENCH_APP", "bench.app:create_app()")) -> None:
         self.workers, self.redis_url, self.workdir, self.app = workers, redis_url, workdir, app
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None

@@ -126,22 +126,25 @@ def wake_latencies(result: dict[str, Any], per_session: int, quiet_until: float)
 
 
 def _wakes(result: dict[str, Any], per_session: int, chosen: Any) -> dict[str, Any]:
-    heard: dict[tuple[str, int], list[float]] = {}
-    for sid, version, at, _kind in result["wakes"]:
-        heard.setdefault((sid, version), []).append(at)
+    heard: dict[tuple[str, int], list[tuple[float, str]]] = {}
+    for sid, version, at, kind in result["wakes"]:
+        heard.setdefault((sid, version), []).append((at, kind))
     after_answer: list[float] = []
     after_send: list[float] = []
+    by_kind: dict[str, list[float]] = {}
     missed = 0
     moves = [m for m in result["moves"] if m[4] == 200 and chosen(m[2])]
     for sid, version, sent, answered, _ in moves:
         times = heard.get((sid, version), [])
         missed += max(0, per_session - len(times))
-        for at in times[:per_session]:
+        for at, kind in times[:per_session]:
             after_answer.append(max(0.0, at - answered) * 1000)
             after_send.append((at - sent) * 1000)
+            by_kind.setdefault(kind, []).append(after_answer[-1])
     return {"moves": len(moves), "moves_refused": sum(1 for m in result["moves"] if m[4] != 200),
             "wakes_expected": len(moves) * per_session, "wakes_seen": len(after_answer), "missed": missed,
-            **_percentiles("after_answer_ms", after_answer), **_percentiles("after_send_ms", after_send)}
+            **_percentiles("after_answer_ms", after_answer), **_percentiles("after_send_ms", after_send),
+            **{k: v for kind, xs in sorted(by_kind.items()) for k, v in _percentiles(f"{kind}_ms", xs).items()}}
 
 
 def _percentiles(name: str, xs: list[float]) -> dict[str, float | None]:

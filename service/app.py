@@ -14,6 +14,7 @@ from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
 from .api.sessions import service_for
 from .api.timeouts import Applier
+from .api.turns import Turns
 from .config import Config
 from .paths import project_file
 from .storage import SessionStore, StoreUnavailable, store_for
@@ -39,6 +40,7 @@ def create_app(config: Config | None = None) -> observability.ObservedFlask:
     if not config.testing:
         applier.start()  # deadlines of sessions other instances made are applied here too, unasked
     app.on_request = (applier.revive,)  # a forked worker starts its own
+    app.turns = Turns(MAX_BODY)
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)

@@ -116,8 +116,8 @@ class Stream:
                 if self.store.version(self.sid) == version:  # a check beside the notifications, now and then
                     continue
             moved = watch.latest
-            if moved is not None and moved[0] == version + 1:  # the next version, told with its state
-                return Session(self.sid, moved[0], orjson.loads(moved[2]), self.meta, moved[1])
+            if moved is not None and moved.version == version + 1:  # the next version, told with its state
+                return Session(self.sid, moved.version, orjson.loads(moved.state), self.meta, moved.finished)
             found = self.store.load(self.sid)
             if found is None or found.version != version:
                 return found

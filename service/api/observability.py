@@ -27,6 +27,7 @@ from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from .. import engine
+from .turns import Turns
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -255,9 +256,20 @@ class ObservedFlask(Flask):
     ``on_request`` callables run before each request (cheap checks only: the timeout applier's revival)."""
 
     on_request: tuple[Callable[[], None], ...] = ()
+    turns: Turns | None = None  # create_app makes them, once gevent (if used) has patched the process
 
     def wsgi_app(self, environ: Any, start_response: Any) -> Any:
         started = time.perf_counter()
+        turns = self.turns
+        if turns is None:
+            return self._observed(environ, start_response, started)
+        turns.take(environ)
+        try:
+            return self._observed(environ, start_response, started)
+        finally:
+            turns.give_back(environ)
+
+    def _observed(self, environ: Any, start_response: Any, started: float) -> Any:
         for hook in self.on_request:
             hook()
         rid = environ.get("HTTP_X_REQUEST_ID")

@@ -202,7 +202,10 @@ class SessionService:
         if kept is None or kept[0] <= now:
             if len(self._presence) >= PRESENCE_KEPT:
                 self._presence.clear()  # a bound, not an LRU: refilling costs one read per session
-            kept = self._presence[session.id] = (now + PRESENCE_FRESH, self.store.holders(session.id, now_ms()))
+            holders = self.store.heard_holders(session.id, PRESENCE_FRESH)  # a woken waiter's: told with the move
+            if holders is None:
+                holders = self.store.holders(session.id, now_ms())
+            kept = self._presence[session.id] = (now + PRESENCE_FRESH, holders)
         since: dict[int, int] = {}
         for seat, start in kept[1]:
             since[seat] = min(since.get(seat, start), start)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import ExitStack
 
 from flask import Blueprint, Response, current_app, request
 
@@ -96,14 +97,26 @@ def show(sid: str) -> Response:
     sessions = service()
     session = sessions.find(sid, touch="Authorization" in request.headers)
     seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
-    if after is not None and session.version <= after and wait > 0:
-        waited = min(wait, config().long_poll_max)
-        with sessions.present(session, seat, waited + PRESENCE_GRACE):
-            store().wait(sid, after, waited)
+    if after is None or session.version > after or wait <= 0:
+        return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
+    waited = min(wait, config().long_poll_max)
+    # The seat stays present until its answer is sent: leaving is a round trip to the store, and a woken
+    # long-poll answers first (docs/performance.md, "Wake-ups")
+    present = ExitStack()
+    try:
+        present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
+        if current_app.turns is not None:  # type: ignore[attr-defined]
+            current_app.turns.give_back(request.environ)  # type: ignore[attr-defined]  # waiting takes no turn
+        store().wait(sid, after, waited)
         session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
         if session.version <= after:
             session = sessions.find(sid)
-    return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
+        answer = reply(sessions.seat_answer(session, seat), headers=NO_STORE)
+    except BaseException:
+        present.close()
+        raise
+    answer.call_on_close(present.close)
+    return answer
 
 
 @bp.post("/v1/sessions/<sid>/moves")

@@ -138,6 +138,10 @@ class SessionStore(Protocol):
     def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
         """(seat, since) of every connection held now."""
 
+    def heard_holders(self, sid: str, fresh: float) -> list[tuple[int, int]] | None:
+        """``holders`` as the session's last move told this process, if it did within ``fresh`` seconds and no
+        connection of this process came or went since; else None (read ``holders``)."""
+
     def count(self, name: str, ttl: int) -> int:
         """Add one to the counter ``name`` and return its value; a new counter expires ``ttl`` seconds after
         its first count (the quotas' fixed windows: service/api/limits.py)."""

@@ -156,6 +156,9 @@ class MemoryStore:
                 if not held:
                     del self._holders[sid]
 
+    def heard_holders(self, sid: str, fresh: float) -> list[tuple[int, int]] | None:
+        return None  # ``holders`` is a read of this process's memory
+
     def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
         with self._cond:
             return [(seat, since) for seat, since, until in self._holders.get(sid, {}).values() if until > now_ms]

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from redis.exceptions import RedisError
 
@@ -41,7 +41,13 @@ SUBSCRIBE_SECONDS = 5.0  # longest a waiter waits for the subscription to stand 
 UNSUBSCRIBE_AFTER = 30.0  # a session's channel is dropped once nobody here has waited on it this long
 
 
-Moved = tuple[int, bool, str]  # what a move's notification carries: the new version, finished, the state's JSON
+class Moved(NamedTuple):
+    """What a move's notification carries (the ``SAVE`` script publishes it)."""
+
+    version: int
+    finished: bool
+    state: str                                  # the state's JSON, as stored
+    holders: list[tuple[int, int]] | None = None  # (seat, since ms) of each connection held then; None: not told
 
 
 class Watch:
@@ -57,7 +63,7 @@ class Watch:
         self.latest: Moved | None = None
 
     def notify(self, moved: Moved | None = None) -> None:
-        if moved is not None and (self.latest is None or moved[0] > self.latest[0]):
+        if moved is not None and (self.latest is None or moved.version > self.latest.version):
             self.latest = moved
         self._event.set()
 
@@ -138,23 +144,37 @@ class Waitable(Protocol):
 
 def wait_past(store: Waitable, sid: str, after: int, timeout: float) -> None:
     """The long-poll's wait: until the session's version is above ``after`` (or it is gone), at most
-    ``timeout`` seconds. The watch is registered before the version is read, so no move slips in between."""
+    ``timeout`` seconds. The watch is registered before the version is read, so no move slips in between.
+    Woken by a notification of a version above ``after``, it returns without reading the version again."""
     deadline = time.monotonic() + timeout
     with store.watching(sid) as watch:
+        current = store.version(sid)
         while True:
-            current = store.version(sid)
             left = deadline - time.monotonic()
             if current is None or current > after or left <= 0:
                 return
             watch.wait(left)
+            told = watch.latest
+            current = told.version if told is not None and told.version > after else store.version(sid)
 
 
 def moved_from(data: str) -> Moved | None:
-    """A notification's "<version> <done> <state JSON>"; None for a bare version (an older instance's)."""
+    """A notification's "<version> <done> <holders> <state JSON>", where holders is "-" or the presence set's
+    members ("<seat>/<since>/<random>") joined by commas; an older instance's has no holders, or is a bare
+    version (None)."""
     parts = data.split(" ", 2)
     if len(parts) != 3 or not parts[0].isdigit():
         return None
-    return int(parts[0]), parts[1] == "1", parts[2]
+    version, done, rest = parts
+    if rest.startswith("{"):
+        return Moved(int(version), done == "1", rest)
+    told, _, state = rest.partition(" ")
+    holders = []
+    if told != "-":
+        for member in told.split(","):
+            seat, since, _ = member.split("/", 2)
+            holders.append((int(seat), int(since)))
+    return Moved(int(version), done == "1", state, holders)
 
 
 class Listener:

@@ -60,7 +60,7 @@ from redis.connection import parse_url
 from redis.sentinel import Sentinel, SentinelManagedConnection
 
 from .base import Json, Saved, Session, StoreUnavailable, Write
-from .notify import Listener, Watch, wait_past
+from .notify import Listener, Moved, Watch, wait_past
 
 NONCE_HEX = 16    # hex digits of a save's nonce
 NONCES_KEPT = 8   # the session hash remembers this many of the last saves' nonces
@@ -87,16 +87,18 @@ os.register_at_fork(after_in_child=new_nonce.reset)
 log = logging.getLogger("service.storage")
 Observer = Callable[[str, float, bool], None]  # (operation, seconds, succeeded), e.g. for metrics
 
-# KEYS: session, log[, answer].  ARGV: expected version, state, done, entry, ttl, nonce, channel[, answer, answer ttl].
+# KEYS: session, log, presence[, answer].  ARGV: expected version, state, done, entry, ttl, nonce, channel, now ms[,
+# answer, answer ttl]. The notification carries the new version, done, the seats connected now and the state, so
+# that no woken waiter has to read the session or its presence (each read is a trip through a busy worker).
 # The nonce is new for each save call and the hash keeps the last few: the store resends the same call when
 # a reply is lost, and the resent call must not apply the move again. The answer key is there only for a
 # request with an Idempotency-Key. A save answered from before (an answer found, a nonce seen) still writes
 # (an expiry), so that a WAIT sent behind it waits until the replicas hold everything up to the first save.
 SAVE = """
-if KEYS[3] then
-  local prior = redis.call('GET', KEYS[3])
+if KEYS[4] then
+  local prior = redis.call('GET', KEYS[4])
   if prior then
-    redis.call('EXPIRE', KEYS[3], ARGV[9])
+    redis.call('EXPIRE', KEYS[4], ARGV[10])
     return {2, prior}
   end
 end
@@ -118,8 +120,11 @@ redis.call('HSET', KEYS[1], 'v', nv, 'state', ARGV[2], 'done', ARGV[3],
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if KEYS[3] then redis.call('SET', KEYS[3], ARGV[8], 'EX', ARGV[9]) end
-redis.call('PUBLISH', ARGV[7], nv .. ' ' .. ARGV[3] .. ' ' .. ARGV[2])
+if KEYS[4] then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+local held = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[8], '+inf')
+local holders = '-'
+if #held > 0 then holders = table.concat(held, ',') end
+redis.call('PUBLISH', ARGV[7], nv .. ' ' .. ARGV[3] .. ' ' .. holders .. ' ' .. ARGV[2])
 return {1, tostring(nv)}
 """ % ((NONCE_HEX + 1) * NONCES_KEPT - 1)
 
@@ -399,7 +404,9 @@ class RedisStore:
         # A move heard by the listener updates this process's kept copy, so that a woken long-poll's read
         # (``load(..., recent=True)``) needs no round trip. It subscribes on the topology's choice of server.
         self._listener = Listener(lambda: _subscriber(topology.subscription_pool()), self.key_for("moved", "")[:-1],
-                                  timeout, on_moved=lambda sid, moved: self._keep(sid, moved[0], moved[2], moved[1]))
+                                  timeout, on_moved=self._heard)
+        # The connections to each session as the last move heard told them: (when heard, (seat, since) ...)
+        self._heard_holders: dict[str, tuple[float, list[tuple[int, int]]]] = {}
 
     def key_for(self, kind: str, sid: str, extra: str = "") -> str:
         """The one place keys are made: ``<prefix><kind>:{<sid>}[:<extra>]``."""
@@ -441,9 +448,9 @@ class RedisStore:
 
     def save(self, sid: str, expected_version: int, write: Write, ttl: int) -> Saved:
         state = _dumps(write.state)
-        keys = [self.key_for("session", sid), self.key_for("log", sid)]
+        keys = [self.key_for("session", sid), self.key_for("log", sid), self.key_for("presence", sid)]
         args: list[str | int] = [expected_version, state, "1" if write.finished else "0", _dumps(write.entry),
-                                 int(ttl), new_nonce(), self.key_for("moved", sid)]
+                                 int(ttl), new_nonce(), self.key_for("moved", sid), int(time.time() * 1000)]
         if write.answer_key is not None:
             keys.append(self.key_for("answer", sid, write.answer_key))
             args += [_dumps(write.answer), int(write.answer_ttl)]
@@ -546,6 +553,7 @@ class RedisStore:
     # ----- presence (a sorted set per session: member "<seat>/<since>/<random>", score its lease's end) -----
     def enter(self, sid: str, seat: int, since_ms: int, until_ms: int) -> str:
         key, holder = self.key_for("presence", sid), f"{seat}/{since_ms}/{secrets.token_hex(8)}"
+        self._heard_holders.pop(sid, None)
         with self._op("presence"):
             pipe = self.topology.for_key(key)[0].pipeline(transaction=False)
             pipe.zremrangebyscore(key, "-inf", since_ms)  # the leases of holders that died without leaving
@@ -564,8 +572,23 @@ class RedisStore:
 
     def leave(self, sid: str, holder: str) -> None:
         key = self.key_for("presence", sid)
+        self._heard_holders.pop(sid, None)
         with self._op("presence"):
             self.topology.for_key(key)[1]("ZREM", key, holder)
+
+    def heard_holders(self, sid: str, fresh: float) -> list[tuple[int, int]] | None:
+        heard = self._heard_holders.get(sid)
+        if heard is None or time.monotonic() - heard[0] > fresh:
+            return None
+        return heard[1]
+
+    def _heard(self, sid: str, moved: Moved) -> None:
+        """A move the listener heard: keep its state, and the connections it told of."""
+        self._keep(sid, moved.version, moved.state, moved.finished)
+        if moved.holders is not None:
+            if len(self._heard_holders) >= RECENT_STATES:
+                self._heard_holders.clear()  # a bound, not an LRU: the next move of each tells again
+            self._heard_holders[sid] = (time.monotonic(), moved.holders)
 
     def holders(self, sid: str, now_ms: int) -> list[tuple[int, int]]:
         key = self.key_for("presence", sid)

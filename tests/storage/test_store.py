@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from service.storage import notify
 from service.storage import MemoryStore, RedisStore, Session, SessionStore, StoreUnavailable, Write, redis_store
 from service.storage.redis_store import NONCE_HEX, NONCES_KEPT
 from tests.redis_server import RedisServer
@@ -334,6 +335,40 @@ def test_a_process_hears_only_the_sessions_it_waits_on_and_drops_them_later(
             time.sleep(0.1)
         assert client.pubsub_channels(channel) == []  # a's channel dropped while b's is waited on
 
+
+
+def test_a_move_tells_the_waiters_who_is_connected(redis_server: RedisServer, prefix: str) -> None:
+    """The notification of a move carries the session's connections then, so that a woken waiter answers
+    with the presence without reading it; a connection this process makes or ends afterwards drops what was
+    heard (it is read again)."""
+    s = RedisStore(redis_server.url, prefix, TIMEOUT)
+    sid = "h" * 22
+    s.create(session(sid), 60)
+    now = int(time.time() * 1000)
+    holder = s.enter(sid, 2, now, now + 60_000)
+    s.enter(sid, 0, now - 10, now + 60_000)
+    with s.watching(sid) as watch:
+        assert s.heard_holders(sid, 10.0) is None
+        assert s.save(sid, 0, write(1, None), 60).kind == "saved"
+        assert watch.wait(2) and watch.latest is not None
+        assert sorted(watch.latest.holders or []) == [(0, now - 10), (2, now)]
+        assert sorted(s.heard_holders(sid, 10.0) or []) == [(0, now - 10), (2, now)]
+        assert s.heard_holders(sid, 0.0) is None  # too old for the freshness asked
+        s.leave(sid, holder)
+        assert s.heard_holders(sid, 10.0) is None
+        assert s.save(sid, 1, write(2, None), 60).kind == "saved"
+        assert watch.wait(2) and watch.latest is not None and watch.latest.version == 2
+        assert watch.latest.holders == [(0, now - 10)]
+
+
+@pytest.mark.parametrize("data, expected", [
+    ('4 0 - {"a":1}', notify.Moved(4, False, '{"a":1}', [])),
+    ('5 1 0/17/ab12,3/19/cd34 {"a": "b c"}', notify.Moved(5, True, '{"a": "b c"}', [(0, 17), (3, 19)])),
+    ('6 0 {"a":1}', notify.Moved(6, False, '{"a":1}', None)),  # an older instance's: no holders
+    ("7", None),
+])
+def test_move_notifications_are_read_in_both_forms(data: str, expected: notify.Moved | None) -> None:
+    assert notify.moved_from(data) == expected
 
 # ----- deadlines and presence (docs/sessions.md, "Time controls") -------------------------------
 def test_deadlines_are_claimed_once_each_and_handed_out_again_after_the_lease(store: SessionStore) -> None:

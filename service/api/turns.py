@@ -1,0 +1,60 @@
+"""Turns: under gunicorn's gevent worker, at most ``TURNS`` requests of a process do their work at once.
+
+A greenlet is never preempted. A saturated worker with a ready request on each of its busy connections runs
+every one of them to its end before it looks at anything else, so a client waiting on a session (an event
+stream, a long-poll) that a move wakes waits behind all of them, and twice: once for the listener that
+hears the move, once for its own greenlet (docs/performance.md, "Wake-ups under saturation"). With turns, a
+request past the first ``TURNS`` parks on a semaphore right after gunicorn has read it, and a woken waiter,
+which does not take a turn, runs before all the parked ones: it waits behind at most ``TURNS`` requests.
+
+A request waiting for a move gives its turn back before it waits (``give_back``) and does not take one
+again: what it does once woken is small (the seat's view of a state it was handed). Under the gthread
+worker (or no gunicorn at all) there are no turns: the operating system schedules the threads.
+"""
+from __future__ import annotations
+
+import io
+from typing import Any
+
+TURNS = 4  # enough to overlap the Redis round trips of session moves; few enough to keep a wake-up's wait short
+_HELD = "referee.turn"  # set in the WSGI environ while the request holds a turn
+
+
+class Turns:
+    def __init__(self, max_body: int, turns: int = TURNS) -> None:
+        self.max_body = max_body
+        self._semaphore: Any = None
+        try:
+            from gevent import monkey
+            from gevent.lock import Semaphore
+        except ImportError:  # pragma: no cover - gevent is a dependency
+            return
+        if monkey.is_module_patched("socket"):  # the gevent worker patched this process
+            self._semaphore = Semaphore(turns)
+
+    def take(self, environ: dict[str, Any]) -> None:
+        """Wait for a turn, after the request's body has come: a client that stalls halfway through its body
+        must not hold a turn (the service then reads the body from memory)."""
+        if self._semaphore is None:
+            return
+        _read_body(environ, self.max_body)
+        self._semaphore.acquire()
+        environ[_HELD] = True
+
+    def give_back(self, environ: dict[str, Any]) -> None:
+        if environ.pop(_HELD, False):
+            self._semaphore.release()
+
+
+def _read_body(environ: dict[str, Any], max_body: int) -> None:
+    """Read the body into memory (at most ``max_body`` and one byte more: Flask answers 413 past it)."""
+    raw = environ.get("CONTENT_LENGTH") or ""
+    if raw.isdigit():
+        size = int(raw)
+        if size == 0 or size > max_body:
+            return
+    elif environ.get("wsgi.input_terminated"):  # chunked: the server ends the stream
+        size = max_body + 1
+    else:
+        return
+    environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(size))

@@ -1,0 +1,49 @@
+"""Turns (service/api/turns.py): a request takes one only once its body is in, and gives it back once."""
+from __future__ import annotations
+
+import io
+
+from gevent.lock import Semaphore
+
+from service.api.turns import Turns
+
+
+def turns(n: int) -> Turns:
+    t = Turns(max_body=10)
+    t._semaphore = Semaphore(n)  # as under the gevent worker (the test process is not patched)
+    return t
+
+
+def test_the_body_is_read_before_the_turn_is_taken_and_the_turn_given_back_once() -> None:
+    t = turns(1)
+    env = {"CONTENT_LENGTH": "5", "wsgi.input": io.BufferedReader(io.BytesIO(b"hello"))}  # type: ignore[arg-type]
+    t.take(env)
+    assert isinstance(env["wsgi.input"], io.BytesIO) and env["wsgi.input"].read() == b"hello"
+    assert t._semaphore.locked()
+    t.give_back(env)
+    t.give_back(env)  # the long-poll gives it back before waiting, the middleware again at the end: once only
+    assert not t._semaphore.locked() and t._semaphore.counter == 1
+
+
+def test_bodies_too_large_or_absent_are_left_to_flask_and_chunked_ones_are_read_to_the_limit() -> None:
+    t = turns(3)
+    big = {"CONTENT_LENGTH": "11", "wsgi.input": io.BytesIO(b"x" * 11)}
+    t.take(big)
+    assert big["wsgi.input"].tell() == 0  # Flask answers 413 without reading it
+    chunked = {"wsgi.input_terminated": True, "wsgi.input": io.BytesIO(b"y" * 20)}
+    t.take(chunked)
+    assert chunked["wsgi.input"].read() == b"y" * 11  # max_body and one more: enough for Flask to refuse it
+    none: dict[str, object] = {"wsgi.input": io.BytesIO(b"")}
+    t.take(none)
+    assert t._semaphore.counter == 0
+    for env in (big, chunked, none):
+        t.give_back(env)
+    assert t._semaphore.counter == 3
+
+
+def test_without_gevent_there_are_no_turns() -> None:
+    t = Turns(max_body=10)
+    env = {"CONTENT_LENGTH": "3", "wsgi.input": io.BytesIO(b"abc")}
+    t.take(env)
+    t.give_back(env)
+    assert t._semaphore is None and env["wsgi.input"].tell() == 0  # untouched
