@@ -25,16 +25,17 @@ def create_app() -> Flask:
     app = bench_app()
     out = os.environ["STALL_DIR"]
     late: list[tuple[float, float]] = []
-    pauses: list[tuple[float, int, float]] = []
-    began = [0.0]
+    pauses: list[tuple[float, int, float, float]] = []  # (when, generation, wall ms, CPU ms)
+    began = [0.0, 0.0]
 
     def on_gc(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            began[0] = time.perf_counter()
+            began[:] = time.perf_counter(), time.thread_time()
             return
         ms = (time.perf_counter() - began[0]) * 1000
         if ms > 1 or info["generation"] > 0:
-            pauses.append((round(time.time(), 3), info["generation"], round(ms, 2)))
+            pauses.append((round(time.time(), 3), info["generation"], round(ms, 2),
+                           round((time.thread_time() - began[1]) * 1000, 2)))
 
     def dump() -> None:
         with open(f"{out}/{os.getpid()}.json", "w") as f:
