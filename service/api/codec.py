@@ -33,7 +33,9 @@ _URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 class StateCodec(Protocol):
-    def load(self, game_id: str, raw: Any, tag: Any = None) -> State: ...
+    def load(self, game_id: str, raw: Any, tag: Any = None, lend: bool = False) -> State:
+        """The state to adjudicate; with ``lend``, a state checked in full may be lent (``engine.check_state``)."""
+        ...
 
     def dump(self, state: State) -> tuple[Any, str | None]:
         """The state as it goes out in a response, and its tag (None when the codec gives none)."""
@@ -89,7 +91,7 @@ class PlainCodec:
         self._tagger = tagger
         self._require_tag = require_tag
 
-    def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
+    def load(self, game_id: str, raw: Any, tag: Any = None, lend: bool = False) -> State:
         if tag is not None and self._tagger.verify(game_id, raw, tag):
             trusted: State = raw
             return trusted
@@ -98,7 +100,7 @@ class PlainCodec:
         if self._require_tag:
             raise StateTampered("This service takes only the states it produced: send the state back unchanged, "
                                 "with the state_tag that came with it.")
-        state: State = engine.check_state(game_id, raw)
+        state: State = engine.check_state(game_id, raw, lend=lend)
         return state
 
     def dump(self, state: State) -> tuple[orjson.Fragment, str]:

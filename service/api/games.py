@@ -95,16 +95,25 @@ def new(game: str) -> Response:
 @bp.post("/v1/games/<game>/move")
 def move(game: str) -> Response:
     engine.get_game(game)
-    return reply(judge_move(game, body(), codec()))
+    answer, new_state = judge_move(game, body(), codec())
+    sent = reply(answer)
+    engine.give_back(new_state)  # its answer written: the check of the client's next state goes on from it
+    return sent
 
 
-def judge_move(game: str, payload: Any, c: StateCodec) -> dict[str, Any]:
-    """The answer to a stateless move request (its parsed body) for a known game."""
+def judge_move(game: str, payload: Any, c: StateCodec) -> tuple[dict[str, Any], State]:
+    """The answer to a stateless move request (its parsed body) for a known game, and the new state. A bare
+    state checked in full may be the process's own replay of its deal, lent (``engine.check_state``): the
+    caller gives the new state back once its answer is written."""
     req = schemas.load(schemas.MOVE, payload)
-    state = c.load(game, req["state"], req.get("state_tag"))
-    new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
+    state = c.load(game, req["state"], req.get("state_tag"), lend=True)
+    try:
+        new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
+    except IllegalMove:
+        engine.give_back(state)  # a refused move changes nothing
+        raise
     answer: dict[str, Any] = guarded(envelope, new_state, events, c)
-    return answer
+    return answer, new_state
 
 
 @bp.post("/v1/games/<game>/legal-moves")

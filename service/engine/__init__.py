@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_to_act
+from .base import give_back as _give_back
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
                      StateTampered, UnknownGame)
 from .catalogue import describe
@@ -24,7 +25,7 @@ from .rng import seed_bytes
 __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
-    "check_state", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
+    "check_state", "give_back", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
     "deals_from", "max_dealings", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
     "ENDINGS", "FORFEITS", "auto_move", "closes_abort_window", "end_match", "match_result",
 ]
@@ -63,16 +64,25 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
     return game.new_state(n, opts, seed.lower(), [clone(d) for d in deals])
 
 
-def check_state(game_id: str, state: Any) -> State:
+def check_state(game_id: str, state: Any, *, lend: bool = False) -> State:
     """Validate a client-supplied state for ``game_id``; any inconsistency is InvalidState. Returns the state
-    to adjudicate: for games on the core's flow the one rebuilt from the state's record (equal to it)."""
+    to adjudicate: for games on the core's flow the one rebuilt from the state's record (equal to it). With
+    ``lend``, it may be the process's own replay of the deal, lent: the caller applies a move to it in place
+    (or none) and hands it to ``give_back`` once done with it (its answer written), and must not touch it
+    after that."""
     game = get_game(game_id)
     try:
-        return game.check_state(state)
+        return game.check_state(state, lend)
     except RulesError:
         raise
     except _INTERNAL_ERRORS as exc:
         raise InvalidState(f"The state is malformed ({type(exc).__name__}).") from exc
+
+
+def give_back(state: State) -> None:
+    """Return a state lent by ``check_state(..., lend=True)`` (after a move applied in place, or none): the
+    check of the client's next state then goes on from it. A state that was not lent is ignored."""
+    _give_back(state["game"], state)
 
 
 def apply(state: State, move: Any, *, in_place: bool = False) -> tuple[State, list[Event]]:

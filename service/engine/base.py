@@ -101,6 +101,35 @@ _REPLAYS: dict[tuple[Any, ...], _Replay] = {}  # the latest replay of each deal 
 REPLAYS_KEPT = 1024  # each about 2-6 KB (origin, log and state): a few MB per process at most
 
 
+# Kept replays lent out by ``check_state(..., lend=True)``, by the id of their state: the caller applies a move
+# to it in place and gives it back (``give_back``) once it is done with it, and the state after the move is
+# then the kept replay of the deal. A move the client sends next is the one state a replay then need not
+# catch up with, and the state is never copied.
+_LENT: dict[int, tuple[_Replay, tuple[Any, ...]]] = {}
+LENT_KEPT = 256  # a lent replay never given back (the request failed) is dropped after this many more
+
+
+def _lend(key: tuple[Any, ...], replay: _Replay) -> None:
+    _LENT[id(replay.state)] = replay, key
+    while len(_LENT) > LENT_KEPT:
+        try:
+            del _LENT[next(iter(_LENT))]
+        except (KeyError, RuntimeError, StopIteration):
+            break
+
+
+def give_back(game_id: str, state: State) -> None:
+    """A lent state (see ``Game.check_state``), after a move applied to it in place or none, given back by a
+    caller that is done with it: kept as the latest replay of its deal, unless the move ended the deal (the
+    next one starts from a full check). Any other state is ignored."""
+    lent = _LENT.pop(id(state), None)
+    if lent is None or lent[0].state is not state:
+        return
+    replay, key = lent
+    if _deal_key(game_id, state) == key:
+        _remember(key, replay)
+
+
 def _remember(key: tuple[Any, ...], replay: _Replay) -> None:
     _REPLAYS.pop(key, None)  # re-inserted last: the dict's order is the order of use
     _REPLAYS[key] = replay
@@ -387,7 +416,7 @@ class Game:
         _remember(_deal_key(self.id, state), _Replay(clone(origin), options_key(state["options"]), clone(rebuilt)))
         return rebuilt
 
-    def replayed(self, state: State) -> State | None:
+    def replayed(self, state: State, lend: bool = False) -> State | None:
         """The check of ``state`` by going on from this process's last replay of the same deal, when that
         one's moves are the start of this one's: a match's requests send the same deal again and again, each
         time with a move or two more, and the same moves from the same dealing give the same state. None when
@@ -418,6 +447,9 @@ class Game:
             return None  # the full check refuses it, in its own words
         if known.state != state:
             return None
+        if lend:  # the replay itself, lent to the caller until ``give_back``: no copy made
+            _lend(key, known)
+            return known.state
         _remember(key, known)
         copy: State = clone(known.state)
         return copy
@@ -516,12 +548,13 @@ class Game:
             raise InvalidDeal(exc.message) from exc
         self.validate_deal_at(deal, n, options, index)
 
-    def check_state(self, state: State) -> State:
+    def check_state(self, state: State, lend: bool = False) -> State:
         """Full validation of a client-supplied state; returns the state to adjudicate (on the core's flow,
-        the one rebuilt from its record, so no value of the client's own making is used)."""
+        the one rebuilt from its record, so no value of the client's own making is used). With ``lend`` the
+        state returned may be this process's kept replay itself (see ``give_back``)."""
         need(isinstance(state, dict), "A state must be a JSON object.")
         if self.flow:
-            replayed = self.replayed(state)
+            replayed = self.replayed(state, lend)
             if replayed is not None:
                 return replayed
         self.validate_core(state)

@@ -177,7 +177,7 @@ def test_without_a_key_sealed_states_are_refused_and_plain_ones_work(client: Fla
 def test_sealed_states_skip_the_deep_validation(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
     env = new(client, "femkort")
 
-    def refuse(*args: Any) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a sealed state was validated again")
 
     monkeypatch.setattr(engine, "check_state", refuse)

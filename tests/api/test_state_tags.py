@@ -44,7 +44,7 @@ def no_full_check(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make the full check fail loudly, recording every call: a request that needs it answers 422."""
     calls: list[str] = []
 
-    def refuse(game_id: str, raw: Any) -> None:
+    def refuse(game_id: str, raw: Any, **_: Any) -> None:
         calls.append(game_id)
         raise engine.InvalidState("full check called")
     monkeypatch.setattr(codec.engine, "check_state", refuse)
