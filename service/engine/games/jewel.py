@@ -4,7 +4,7 @@ Each deal an open card fixes the jewels (wild cards that also score), the marria
 A turn is a draw (from the stock or, unless a joker or jewel lies there, the top of the discard pile) and a discard
 or a declaration; at the start of a turn a player may instead pack (first turn) or mid pack (from his
 ``mid_pack_min_rounds``-th completed turn on), keeping up to two jewels face up. A valid declaration (a
-compulsory sequence and four triples, one auxiliary: ``jewel_melds``) ends the deal; so do the exhaustion of the
+compulsory sequence and four triples, auxiliaries: ``jewel_melds``, ``jewel_hands``) ends the deal; so do the exhaustion of the
 re-made stock and a table with nobody left active. Every seat is then scored and settled pairwise (6.3).
 
 Carried from deal to deal: ``deal_no``, ``scores`` (the sum of each seat's deal nets). Each deal has: ``dealer``,
@@ -25,10 +25,10 @@ from ..cards import JOKER, Card
 from ..checks import is_int, need, need_list
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
-from ..jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY,
-                           Arrangement, DealRules, SeatResult, best_arrangement, best_kept_jewels,
-                           declarer_arrangement, full_hand_arrangement, is_valid_declaration, jewel_keep_choices,
-                           jewel_points, settle, sort_canonical, valid_declarations)
+from ..jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
+                           is_valid_declaration, valid_declarations)
+from ..jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY, DealRules,
+                           SeatResult, best_kept_jewels, jewel_keep_choices, jewel_points, settle, sort_canonical)
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..rng import shuffled
