@@ -447,9 +447,11 @@ class Game:
             return None  # the full check refuses it, in its own words
         if known.state != state:
             return None
-        if lend:  # the replay itself, lent to the caller until ``give_back``: no copy made
+        if lend and done < len(log):  # the replay itself, lent to the caller until ``give_back``: no copy
             _lend(key, known)
             return known.state
+        # a state equal to the kept replay (sent again, or the answer given back) is copied, and the replay
+        # stays: a replay only goes forward, and lending it would leave the next copy of this state without one
         _remember(key, known)
         copy: State = clone(known.state)
         return copy

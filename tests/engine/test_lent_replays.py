@@ -22,29 +22,43 @@ def sent(state: engine.State) -> engine.State:
 
 @pytest.mark.parametrize("game_id", sorted(engine.all_games()))
 def test_a_match_played_by_lending_is_the_match_played_plainly(game_id: str) -> None:
-    rng, plain_rng = random.Random(5), random.Random(5)
+    """Every other move is made here, by lending, and every other one elsewhere (another worker): the state of
+    each move made here is then the state given back after the last one, carried one move on."""
+    rng = random.Random(5)
     g = engine.get_game(game_id)
     plain = engine.new_match(game_id, g.default_players, {}, "1e9d")
-    client = sent(plain)
-    lent_back = 0
-    for _ in range(120):
+    given_back: engine.State | None = None
+    lent_again = 0
+    for i in range(160):
         if engine.is_finished(plain):
             break
-        move = concrete(rng.choice(engine.legal_moves(plain)), plain_rng)
-        rng.random()
-        state = engine.check_state(game_id, client, lend=True)
-        assert state == client
+        move = concrete(rng.choice(engine.legal_moves(plain)), rng)
+        if i % 2:  # elsewhere
+            plain, _ = engine.apply(plain, move)
+            continue
+        state = engine.check_state(game_id, sent(plain), lend=True)
+        assert state == plain
+        lent_again += state is given_back
         new, _ = engine.apply(state, move, in_place=True)
         plain, _ = engine.apply(plain, move)
         assert new == plain
-        client = sent(new)
         engine.give_back(new)
-        again = engine.check_state(game_id, sent(client), lend=True)
-        if again is new:
-            lent_back += 1  # the state given back is what the next check lent (no copy, nothing replayed)
-        engine.give_back(again)
+        given_back = new
     if g.flow:
-        assert lent_back > 0
+        assert lent_again > 0
+
+
+def test_a_state_sent_again_is_copied_and_the_replay_stays() -> None:
+    state = engine.new_match("femkort", 3, {}, "5eed")
+    for _ in range(3):
+        state, _ = engine.apply(state, engine.legal_moves(state)[0])
+    engine.check_state("femkort", sent(state))  # the full check: its replay is kept
+    copies = [engine.check_state("femkort", sent(state), lend=True) for _ in range(3)]
+    assert all(c == state for c in copies) and len({id(c) for c in copies}) == 3
+    ahead, _ = engine.apply(state, engine.legal_moves(state)[0])
+    lent = engine.check_state("femkort", sent(ahead), lend=True)  # one move on: lent, nothing copied
+    engine.give_back(lent)
+    assert engine.check_state("femkort", sent(ahead), lend=True) == ahead  # the retry: a copy of what was given back
 
 
 def test_a_refused_move_gives_the_replay_back_unchanged_and_a_forgery_still_meets_the_full_check() -> None:
@@ -52,12 +66,14 @@ def test_a_refused_move_gives_the_replay_back_unchanged_and_a_forgery_still_meet
     for _ in range(4):
         state, _ = engine.apply(state, engine.legal_moves(state)[0])
     engine.check_state("femkort", sent(state))  # the full check: its replay is kept
-    lent = engine.check_state("femkort", sent(state), lend=True)  # and now lent
+    state, _ = engine.apply(state, engine.legal_moves(state)[0])
+    lent = engine.check_state("femkort", sent(state), lend=True)  # one move on: lent
     waiting = next(s for s in range(3) if s not in engine.to_act(lent))
     with pytest.raises(IllegalMove):
         engine.apply(lent, {"seat": waiting, "action": "play", "card": "2C"}, in_place=True)
     engine.give_back(lent)
-    assert engine.check_state("femkort", sent(state), lend=True) is lent
+    ahead, _ = engine.apply(state, engine.legal_moves(state)[0])
+    assert engine.check_state("femkort", sent(ahead), lend=True) is lent  # given back unchanged, then carried on
     engine.give_back(lent)
     forged = sent(state)
     forged["hands"][0], forged["hands"][1] = forged["hands"][1], forged["hands"][0]
