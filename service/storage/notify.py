@@ -4,8 +4,9 @@ A waiting request registers a ``Watch`` for its session and sleeps on it; the st
 moves. Registering costs a set entry and an event, not a connection or a thread of its own, so a process can
 hold thousands of waiters (with gunicorn's gevent worker each is a greenlet; docs/deployment.md).
 
-With Redis, the ``SAVE`` script publishes each new version on ``<prefix>moved:{<id>}``, with the finished flag
-and the state as stored, so that a woken event stream need not read the session again. Each process keeps
+With Redis, the ``SAVE`` script publishes each new version on ``<prefix>moved:{<id>}``, with the finished flag,
+the seats connected then and the state as stored, so that a woken waiter need not read the session or its
+presence again. Each process keeps
 **one** connection (``Listener``), subscribed to the channels of the sessions someone in this process waits
 on, and hands every message to the watches of that session, instead of one subscription per waiting request
 (2,000 waiters would otherwise be 2,000 Redis connections). A first version listened to every session's
