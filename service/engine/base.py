@@ -80,6 +80,7 @@ class _Replay:
     origin: list[Any]
     options: OptionsKey | None
     state: State
+    answered: bool = False  # the state after a /move, given back (``give_back``): a client's next state
 
 
 def strict_form(value: Any) -> bytes:
@@ -127,7 +128,7 @@ def give_back(game_id: str, state: State) -> None:
         return
     replay, key = lent
     if _deal_key(game_id, state) == key:
-        _remember(key, replay)
+        _remember(key, _Replay(replay.origin, replay.options, state, answered=True))
 
 
 def _remember(key: tuple[Any, ...], replay: _Replay) -> None:
@@ -447,11 +448,11 @@ class Game:
             return None  # the full check refuses it, in its own words
         if known.state != state:
             return None
-        if lend and done < len(log):  # the replay itself, lent to the caller until ``give_back``: no copy
+        if lend and (done < len(log) or known.answered):  # the replay itself, lent until ``give_back``: no copy
             _lend(key, known)
             return known.state
-        # a state equal to the kept replay (sent again, or the answer given back) is copied, and the replay
-        # stays: a replay only goes forward, and lending it would leave the next copy of this state without one
+        # a state that a check kept sent again (a client trying several moves on one state) is copied, and the
+        # replay stays: a replay only goes forward, and lent it would leave the next copy without one
         _remember(key, known)
         copy: State = clone(known.state)
         return copy

@@ -49,16 +49,29 @@ def test_a_match_played_by_lending_is_the_match_played_plainly(game_id: str) -> 
 
 
 def test_a_state_sent_again_is_copied_and_the_replay_stays() -> None:
+    """A client trying several moves on one state: after the first, each check copies the kept replay (lent, it
+    would go forward with the move and leave the next try a full check)."""
     state = engine.new_match("femkort", 3, {}, "5eed")
     for _ in range(3):
         state, _ = engine.apply(state, engine.legal_moves(state)[0])
     engine.check_state("femkort", sent(state))  # the full check: its replay is kept
     copies = [engine.check_state("femkort", sent(state), lend=True) for _ in range(3)]
     assert all(c == state for c in copies) and len({id(c) for c in copies}) == 3
+
+
+def test_the_answer_given_back_is_lent_to_the_next_request_as_it_is() -> None:
+    """A client playing on the same worker sends back exactly the state it was answered: lent again, no copy."""
+    state = engine.new_match("femkort", 3, {}, "5eed")
+    engine.check_state("femkort", sent(state))
     ahead, _ = engine.apply(state, engine.legal_moves(state)[0])
-    lent = engine.check_state("femkort", sent(ahead), lend=True)  # one move on: lent, nothing copied
+    lent = engine.check_state("femkort", sent(ahead), lend=True)  # one move on: lent
+    for _ in range(4):
+        new, _ = engine.apply(lent, engine.legal_moves(lent)[0], in_place=True)
+        answer = sent(new)
+        engine.give_back(new)
+        lent = engine.check_state("femkort", answer, lend=True)
+        assert lent is new and lent == answer
     engine.give_back(lent)
-    assert engine.check_state("femkort", sent(ahead), lend=True) == ahead  # the retry: a copy of what was given back
 
 
 def test_a_refused_move_gives_the_replay_back_unchanged_and_a_forgery_still_meets_the_full_check() -> None:
