@@ -40,7 +40,7 @@ def create_app(config: Config | None = None) -> observability.ObservedFlask:
     if not config.testing:
         applier.start()  # deadlines of sessions other instances made are applied here too, unasked
     app.on_request = (applier.revive,)  # a forked worker starts its own
-    app.turns = Turns(MAX_BODY)
+    app.turns = Turns(MAX_BODY, config.request_turns) if config.request_turns else None
     observability.configure_logging(config.log_level)
     errors.register(app)
     observability.install(app)

@@ -53,6 +53,7 @@ class Config:
     max_moves: int = 10_000               # moves one session's log may hold
     session_quota: Quota | None = Quota(60, 60)  # sessions one client may create per window; None: no quota
     request_quota: Quota | None = None    # requests one client may make per window; None: no quota
+    request_turns: int = 4                # under gevent, requests of a worker working at once; 0: no limit
     proxy_hops: int = 0                   # proxies in front that append to X-Forwarded-For
     # Integrity mode: a plain state without this service's valid tag is refused (docs/integrity.md)
     require_state_tag: bool = False
@@ -96,6 +97,7 @@ class Config:
             max_moves=_positive_int(env, "MAX_MOVES", 10_000, "a whole number"),
             session_quota=_quota(env, "SESSION_QUOTA", Quota(60, 60)),
             request_quota=_quota(env, "REQUEST_QUOTA", None),
+            request_turns=_turns(env, "REQUEST_TURNS"),
             proxy_hops=_count(env, "PROXY_HOPS", 0),
             require_state_tag=_require_state_tag(env),
         )
@@ -112,6 +114,14 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, what: str = "
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _turns(env: Mapping[str, str], name: str) -> int:
+    """A whole number of turns (4 when unset), or 0 / off for no limit (service/api/turns.py)."""
+    raw = env.get(name, "").strip().lower()
+    if raw in ("0", "off"):
+        return 0
+    return _positive_int(env, name, 4, "a whole number of requests, or off")
 
 
 def _addresses(env: Mapping[str, str], name: str) -> tuple[tuple[str, int], ...]:

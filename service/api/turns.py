@@ -1,11 +1,12 @@
-"""Turns: under gunicorn's gevent worker, at most ``TURNS`` requests of a process do their work at once.
+"""Turns: under gunicorn's gevent worker, at most ``REQUEST_TURNS`` requests of a process (4 unless set; ``off``:
+no limit) do their work at once.
 
 A greenlet is never preempted. A saturated worker with a ready request on each of its busy connections runs
 every one of them to its end before it looks at anything else, so a client waiting on a session (an event
 stream, a long-poll) that a move wakes waits behind all of them, and twice: once for the listener that
 hears the move, once for its own greenlet (docs/performance.md, "Wake-ups under saturation"). With turns, a
-request past the first ``TURNS`` parks on a semaphore right after gunicorn has read it, and a woken waiter,
-which does not take a turn, runs before all the parked ones: it waits behind at most ``TURNS`` requests.
+request past the first ``REQUEST_TURNS`` parks on a semaphore right after gunicorn has read it, and a woken waiter,
+which does not take a turn, runs before all the parked ones: it waits behind at most that many requests.
 
 A request waiting for a move gives its turn back before it waits (``give_back``) and does not take one
 again: what it does once woken is small (the seat's view of a state it was handed). Under the gthread
@@ -16,12 +17,11 @@ from __future__ import annotations
 import io
 from typing import Any
 
-TURNS = 4  # enough to overlap the Redis round trips of session moves; few enough to keep a wake-up's wait short
 _HELD = "referee.turn"  # set in the WSGI environ while the request holds a turn
 
 
 class Turns:
-    def __init__(self, max_body: int, turns: int = TURNS) -> None:
+    def __init__(self, max_body: int, turns: int) -> None:
         self.max_body = max_body
         self._semaphore: Any = None
         try:

@@ -9,7 +9,7 @@ from service.api.turns import Turns
 
 
 def turns(n: int) -> Turns:
-    t = Turns(max_body=10)
+    t = Turns(max_body=10, turns=1)
     t._semaphore = Semaphore(n)  # as under the gevent worker (the test process is not patched)
     return t
 
@@ -42,7 +42,7 @@ def test_bodies_too_large_or_absent_are_left_to_flask_and_chunked_ones_are_read_
 
 
 def test_without_gevent_there_are_no_turns() -> None:
-    t = Turns(max_body=10)
+    t = Turns(max_body=10, turns=1)
     env = {"CONTENT_LENGTH": "3", "wsgi.input": io.BytesIO(b"abc")}
     t.take(env)
     t.give_back(env)

@@ -23,13 +23,16 @@ def test_the_defaults() -> None:
         86400, 604800, 30.0, "cr:", "INFO")
     assert (c.max_deals, c.max_session_bytes, c.max_moves, c.session_quota, c.request_quota, c.proxy_hops) == (
         100, 524288, 10000, Quota(60, 60), None, 0)
+    assert c.request_turns == 4
 
 
 def test_every_variable_is_read() -> None:
     c = Config.from_env({"REDIS_URL": "redis://r:6379/1", "REDIS_TIMEOUT": "0.25", "SEALING_KEY": KEY,
                          "STATE_TAG_KEY": KEY, "SESSION_TTL": "60", "FINISHED_TTL": "120", "LONG_POLL_MAX": "5",
                          "KEY_PREFIX": "x:", "LOG_LEVEL": "debug", "MAX_DEALS": "7", "MAX_SESSION_BYTES": "9000",
-                         "MAX_MOVES": "50", "SESSION_QUOTA": "5/10", "REQUEST_QUOTA": "100/1", "PROXY_HOPS": "2"})
+                         "MAX_MOVES": "50", "SESSION_QUOTA": "5/10", "REQUEST_QUOTA": "100/1", "PROXY_HOPS": "2",
+                         "REQUEST_TURNS": "6"})
+    assert c.request_turns == 6
     assert (c.max_deals, c.max_session_bytes, c.max_moves, c.session_quota, c.request_quota, c.proxy_hops) == (
         7, 9000, 50, Quota(5, 10), Quota(100, 1), 2)
     assert (c.redis_url, c.redis_timeout, c.session_ttl, c.finished_ttl, c.long_poll_max, c.key_prefix,
@@ -43,7 +46,7 @@ def test_every_variable_is_read() -> None:
     ("SESSION_TTL", "1.5"), ("SESSION_TTL", "-3"), ("FINISHED_TTL", "week"), ("LONG_POLL_MAX", "-1"),
     ("LOG_LEVEL", "LOUD"), ("MAX_DEALS", "0"), ("MAX_SESSION_BYTES", "1MB"), ("MAX_MOVES", "-5"),
     ("SESSION_QUOTA", "60"), ("SESSION_QUOTA", "60/0"), ("REQUEST_QUOTA", "a/b"), ("REQUEST_QUOTA", "-1/60"),
-    ("PROXY_HOPS", "-1"), ("PROXY_HOPS", "99")])
+    ("PROXY_HOPS", "-1"), ("PROXY_HOPS", "99"), ("REQUEST_TURNS", "-2"), ("REQUEST_TURNS", "many")])
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Config.from_env({name: value})
@@ -81,8 +84,8 @@ def test_the_redis_topology_variables() -> None:
 
 @pytest.mark.parametrize("value", ["off", "OFF", "0"])
 def test_a_quota_can_be_switched_off(value: str) -> None:
-    c = Config.from_env({"SESSION_QUOTA": value, "REQUEST_QUOTA": value})
-    assert c.session_quota is None and c.request_quota is None
+    c = Config.from_env({"SESSION_QUOTA": value, "REQUEST_QUOTA": value, "REQUEST_TURNS": value})
+    assert c.session_quota is None and c.request_quota is None and c.request_turns == 0
 
 
 def test_keys_never_show_in_a_repr() -> None:
