@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from .. import engine
@@ -301,6 +301,13 @@ class ObservedFlask(Flask):
 
 
 _sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+def wait_without_turn() -> None:
+    """This request is about to wait for a move: it gives its turn back (service/api/turns.py)."""
+    turns = getattr(current_app._get_current_object(), "turns", None)  # type: ignore[attr-defined]
+    if turns is not None:
+        turns.give_back(request.environ)
 
 
 def label_game(game: str) -> None:

@@ -105,8 +105,7 @@ def show(sid: str) -> Response:
     present = ExitStack()
     try:
         present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
-        if current_app.turns is not None:  # type: ignore[attr-defined]
-            current_app.turns.give_back(request.environ)  # type: ignore[attr-defined]  # waiting takes no turn
+        observability.wait_without_turn()
         store().wait(sid, after, waited)
         session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
         if session.version <= after:
