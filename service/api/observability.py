@@ -27,6 +27,7 @@ from flask import Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from .. import engine
+from .routing import KeptMatchMap
 from .turns import Turns
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -255,6 +256,7 @@ class ObservedFlask(Flask):
     Flask's hook machinery on every request (docs/performance.md, "The middleware in one place").
     ``on_request`` callables run before each request (cheap checks only: the timeout applier's revival)."""
 
+    url_map_class = KeptMatchMap
     on_request: tuple[Callable[[], None], ...] = ()
     turns: Turns | None = None  # create_app makes them, once gevent (if used) has patched the process
 
