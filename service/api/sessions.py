@@ -26,6 +26,7 @@ from . import limits, observability, schemas
 from .errors import ApiError
 from .json import body, reply
 from .session_service import SessionService
+from .turns import off_the_connection
 
 bp = Blueprint("sessions", __name__)
 
@@ -114,7 +115,7 @@ def show(sid: str) -> Response:
     except BaseException:
         present.close()
         raise
-    answer.call_on_close(present.close)
+    answer.call_on_close(lambda: off_the_connection(present.close))  # a client polls again at once
     return answer
 
 

@@ -9,33 +9,35 @@ request past the first ``REQUEST_TURNS`` parks on a semaphore right after gunico
 which does not take a turn, runs before all the parked ones: it waits behind at most that many requests.
 
 A request waiting for a move gives its turn back before it waits (``give_back``) and does not take one
-again: what it does once woken is small (the seat's view of a state it was handed). Under the gthread
+again: what it does once woken is small (the seat's view of a state it was handed). A read of a session (a
+``GET`` under ``/v1/sessions/``: a view, a long-poll, an event stream, a log) takes no turn at all: it is
+what a waiting client sends, and a long-poll that finds the move it waits for already made (it came while
+the client was between two polls) answers at once; behind the parked requests it would be as late as a
+loaded request (docs/performance.md, "Long-polls between two polls"). Under the gthread
 worker (or no gunicorn at all) there are no turns: the operating system schedules the threads.
 """
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 _HELD = "referee.turn"  # set in the WSGI environ while the request holds a turn
+SESSIONS = "/v1/sessions/"
 
 
 class Turns:
     def __init__(self, max_body: int, turns: int) -> None:
         self.max_body = max_body
         self._semaphore: Any = None
-        try:
-            from gevent import monkey
+        if _patched():  # the gevent worker patched this process
             from gevent.lock import Semaphore
-        except ImportError:  # pragma: no cover - gevent is a dependency
-            return
-        if monkey.is_module_patched("socket"):  # the gevent worker patched this process
             self._semaphore = Semaphore(turns)
 
     def take(self, environ: dict[str, Any]) -> None:
         """Wait for a turn, after the request's body has come: a client that stalls halfway through its body
         must not hold a turn (the service then reads the body from memory)."""
-        if self._semaphore is None:
+        if self._semaphore is None or is_session_read(environ):
             return
         _read_body(environ, self.max_body)
         self._semaphore.acquire()
@@ -44,6 +46,29 @@ class Turns:
     def give_back(self, environ: dict[str, Any]) -> None:
         if environ.pop(_HELD, False):
             self._semaphore.release()
+
+
+def off_the_connection(fn: Callable[[], None]) -> None:
+    """Run ``fn`` (bookkeeping once an answer is sent) so that the connection does not wait for it: under
+    gevent in a greenlet of its own, so that a client's next request, already sent, is read at once; else
+    (threads: the next request waits either way for a thread) in place."""
+    if _patched():
+        from gevent import spawn
+        spawn(fn)
+    else:
+        fn()
+
+
+def _patched() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return bool(monkey.is_module_patched("socket"))
+
+
+def is_session_read(environ: dict[str, Any]) -> bool:
+    return environ.get("REQUEST_METHOD") == "GET" and environ.get("PATH_INFO", "").startswith(SESSIONS)
 
 
 def _read_body(environ: dict[str, Any], max_body: int) -> None:

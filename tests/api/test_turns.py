@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import io
 
+import gevent
+import pytest
 from gevent.lock import Semaphore
 
+from service.api import turns as turns_module
 from service.api.turns import Turns
 
 
@@ -47,3 +50,29 @@ def test_without_gevent_there_are_no_turns() -> None:
     t.take(env)
     t.give_back(env)
     assert t._semaphore is None and env["wsgi.input"].tell() == 0  # untouched
+
+
+def test_reads_of_a_session_take_no_turn_and_its_moves_do() -> None:
+    t = turns(1)
+    for path in ("/v1/sessions/abc", "/v1/sessions/abc/events", "/v1/sessions/abc/log"):
+        env = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "after=3&wait=30"}
+        t.take(env)
+        assert t._semaphore.counter == 1  # a long-poll that finds its move made answers without queueing
+        t.give_back(env)
+    move = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/sessions/abc/moves", "CONTENT_LENGTH": "2",
+            "wsgi.input": io.BytesIO(b"{}")}
+    t.take(move)
+    assert t._semaphore.locked()
+    t.give_back(move)
+    assert t._semaphore.counter == 1
+
+
+def test_bookkeeping_after_an_answer_runs_off_the_connection_under_gevent(monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[str] = []
+    turns_module.off_the_connection(lambda: ran.append("in place"))
+    assert ran == ["in place"]  # threads: nothing to gain
+    monkeypatch.setattr(turns_module, "_patched", lambda: True)
+    turns_module.off_the_connection(lambda: ran.append("later"))
+    assert ran == ["in place"]  # the connection goes on to its next request first
+    gevent.sleep(0)
+    assert ran == ["in place", "later"]
