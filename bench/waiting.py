@@ -126,9 +126,13 @@ def wake_latencies(result: dict[str, Any], per_session: int, quiet_until: float)
 
 
 def _wakes(result: dict[str, Any], per_session: int, chosen: Any) -> dict[str, Any]:
-    heard: dict[tuple[str, int], list[tuple[float, str]]] = {}
-    for sid, version, at, kind in result["wakes"]:
-        heard.setdefault((sid, version), []).append((at, kind))
+    """The wake-ups of the chosen moves. A long-poll whose poll was sent only after the move's answer was
+    between two polls when the move came (no request of it was open to wake): its wake-ups are counted in
+    every figure and also apart (``between_polls``); ``waiting`` counts only the waiters that had a request
+    open (every stream, the long-polls sent before the answer)."""
+    heard: dict[tuple[str, int], list[tuple[float, str, float | None]]] = {}
+    for sid, version, at, kind, *polled in result["wakes"]:
+        heard.setdefault((sid, version), []).append((at, kind, polled[0] if polled else None))
     after_answer: list[float] = []
     after_send: list[float] = []
     by_kind: dict[str, list[float]] = {}
@@ -137,12 +141,15 @@ def _wakes(result: dict[str, Any], per_session: int, chosen: Any) -> dict[str, A
     for sid, version, sent, answered, _ in moves:
         times = heard.get((sid, version), [])
         missed += max(0, per_session - len(times))
-        for at, kind in times[:per_session]:
+        for at, kind, polled in times[:per_session]:
             after_answer.append(max(0.0, at - answered) * 1000)
             after_send.append((at - sent) * 1000)
             by_kind.setdefault(kind, []).append(after_answer[-1])
+            between = polled is not None and polled > answered
+            by_kind.setdefault("between_polls" if between else "waiting", []).append(after_answer[-1])
     return {"moves": len(moves), "moves_refused": sum(1 for m in result["moves"] if m[4] != 200),
             "wakes_expected": len(moves) * per_session, "wakes_seen": len(after_answer), "missed": missed,
+            "between_polls": len(by_kind.get("between_polls", [])),
             **_percentiles("after_answer_ms", after_answer), **_percentiles("after_send_ms", after_send),
             **{k: v for kind, xs in sorted(by_kind.items()) for k, v in _percentiles(f"{kind}_ms", xs).items()}}
 
@@ -235,7 +242,10 @@ def main(argv: list[str] | None = None) -> int:
                     log(f"  round {r + 1}/{rounds} waiters: {clients.ready}; {w['moves']} moves, {w['wakes_seen']} of "
                         f"{w['wakes_expected']} wake-ups seen; after the answer p50/p99/max {w['after_answer_ms_p50']}"
                         f"/{w['after_answer_ms_p99']}/{w['after_answer_ms_max']} ms (quiet: p99 "
-                        f"{w['quiet']['after_answer_ms_p99']}, under load: p99 {w['loaded']['after_answer_ms_p99']}); "
+                        f"{w['quiet']['after_answer_ms_p99']}, under load: p99 {w['loaded']['after_answer_ms_p99']}; "
+                        f"streams p99 {w.get('stream_ms_p99')}, long-polls p99 {w.get('long_poll_ms_p99')}; with a request "
+                        f"open p99 {w.get('waiting_ms_p99')}, {w['between_polls']} between two polls p99 "
+                        f"{w.get('between_polls_ms_p99')}); "
                         f"a 10 ms sleep in the clients' process woke late by p99 {w['sleep_late_ms_p99']} ms; "
                         f"/healthz {health[-1]}; client errors {result['errors']}")
             memory["after"] = svc.memory()
@@ -275,7 +285,9 @@ def summarise(runs: dict[tuple[str, str], list[dict[str, Any]]], wakes: list[dic
         verdicts.append(_verdict(f"{name}: p99 with waiters over without", row["p99_ratio"],
                                  TARGETS["p99_ratio_max"], False))
     all_after = [w["after_answer_ms_p99"] for w in wakes if w["after_answer_ms_p99"] is not None]
+    waiting = [w["waiting_ms_p99"] for w in wakes if w.get("waiting_ms_p99") is not None]
     wake = {"rounds": wakes, "p99_ms_worst_round": max(all_after) if all_after else None,
+            "waiting_p99_ms_worst_round": max(waiting) if waiting else None,
             "missed": sum(w["missed"] for w in wakes), "moves": sum(w["moves"] for w in wakes)}
     if all_after:
         verdicts.append(_verdict("wake-up after the move's answer: p99 ms (worst round)", max(all_after),

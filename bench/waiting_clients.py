@@ -84,6 +84,7 @@ class Waiters:
         reader, writer = await self.connect()
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         while not self.stopping.is_set():
+            polled = time.monotonic()
             writer.write(f"GET /v1/sessions/{sid}?after={after}&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}\r\n"
                          .encode())
             try:
@@ -101,7 +102,7 @@ class Waiters:
                 continue
             version = int(VERSION.search(body).group(1))  # type: ignore[union-attr]
             if version > after:
-                self.wakes.append((sid, version, now, "long_poll"))
+                self.wakes.append((sid, version, now, "long_poll", polled))
                 after = version
 
     async def stalled(self, i: int) -> None:
