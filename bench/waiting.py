@@ -147,6 +147,9 @@ def _wakes(result: dict[str, Any], per_session: int, chosen: Any) -> dict[str, A
             by_kind.setdefault(kind, []).append(after_answer[-1])
             between = polled is not None and polled > answered
             by_kind.setdefault("between_polls" if between else "waiting", []).append(after_answer[-1])
+            if polled is not None and not between:
+                fresh = answered - polled < 0.25  # polled again just before the move: still setting up?
+                by_kind.setdefault("fresh_poll" if fresh else "settled_poll", []).append(after_answer[-1])
     return {"moves": len(moves), "moves_refused": sum(1 for m in result["moves"] if m[4] != 200),
             "wakes_expected": len(moves) * per_session, "wakes_seen": len(after_answer), "missed": missed,
             "between_polls": len(by_kind.get("between_polls", [])),

@@ -22,10 +22,11 @@ from flask import Blueprint, Response, current_app, request
 from .. import engine
 from ..config import Config
 from ..storage import SessionStore
+from ..storage.notify import wait_on
 from . import limits, observability, schemas
 from .errors import ApiError
 from .json import body, reply
-from .session_service import SessionService
+from .session_service import SID, SessionService, not_found
 from .turns import off_the_connection
 
 bp = Blueprint("sessions", __name__)
@@ -95,22 +96,35 @@ def create() -> Response:
 @bp.get("/v1/sessions/<sid>")
 def show(sid: str) -> Response:
     after, wait = query_int("after"), query_seconds("wait")
+    if after is not None and wait > 0:
+        return long_poll(sid, after, min(wait, config().long_poll_max))
     sessions = service()
     session = sessions.find(sid, touch="Authorization" in request.headers)
     seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
-    if after is None or session.version > after or wait <= 0:
-        return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
-    waited = min(wait, config().long_poll_max)
-    # The seat stays present until its answer is sent: leaving is a round trip to the store, and a woken
-    # long-poll answers first (docs/performance.md, "Wake-ups")
-    present = ExitStack()
+    return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
+
+
+def long_poll(sid: str, after: int, waited: float) -> Response:
+    """The seat's view once the session is past ``after`` (at once if it is), or as it is after ``waited``
+    seconds. The watch is registered before the session is read, so that a move made while this request
+    reads the session and records the seat's presence wakes it at once, not only after both (each a round
+    trip to the store that a busy worker makes late: docs/performance.md, "Long-polls")."""
+    sessions, st = service(), store()
+    authorization = request.headers.get("Authorization")
+    if not SID.match(sid):
+        raise not_found()
+    present = ExitStack()  # the seat stays present until its answer is sent: a woken long-poll answers first
     try:
-        present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
-        observability.wait_without_turn()
-        store().wait(sid, after, waited)
-        session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
-        if session.version <= after:
-            session = sessions.find(sid)
+        with st.watching(sid) as watch:
+            session = sessions.find(sid, touch=authorization is not None)
+            seat = sessions.seat_of(session, authorization, required=False)
+            if session.version <= after:
+                present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
+                observability.wait_without_turn()
+                wait_on(watch, st, sid, after, waited, session.version)
+                session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
+                if session.version <= after:
+                    session = sessions.find(sid)
         answer = reply(sessions.seat_answer(session, seat), headers=NO_STORE)
     except BaseException:
         present.close()

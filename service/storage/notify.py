@@ -145,18 +145,22 @@ class Waitable(Protocol):
 
 def wait_past(store: Waitable, sid: str, after: int, timeout: float) -> None:
     """The long-poll's wait: until the session's version is above ``after`` (or it is gone), at most
-    ``timeout`` seconds. The watch is registered before the version is read, so no move slips in between.
+    ``timeout`` seconds. The watch is registered before the version is read, so no move slips in between."""
+    with store.watching(sid) as watch:
+        wait_on(watch, store, sid, after, timeout, store.version(sid))
+
+
+def wait_on(watch: Watch, store: Waitable, sid: str, after: int, timeout: float, current: int | None) -> None:
+    """``wait_past`` with the watch registered by the caller, and ``current`` the version read after that.
     Woken by a notification of a version above ``after``, it returns without reading the version again."""
     deadline = time.monotonic() + timeout
-    with store.watching(sid) as watch:
-        current = store.version(sid)
-        while True:
-            left = deadline - time.monotonic()
-            if current is None or current > after or left <= 0:
-                return
-            watch.wait(left)
-            told = watch.latest
-            current = told.version if told is not None and told.version > after else store.version(sid)
+    while True:
+        left = deadline - time.monotonic()
+        if current is None or current > after or left <= 0:
+            return
+        watch.wait(left)
+        told = watch.latest
+        current = told.version if told is not None and told.version > after else store.version(sid)
 
 
 def moved_from(data: str) -> Moved | None:
@@ -178,15 +182,30 @@ def moved_from(data: str) -> Moved | None:
     return Moved(int(version), done == "1", state, holders)
 
 
+def _under_gevent() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return bool(monkey.is_module_patched("threading"))
+
+
 class Listener:
     """One Redis connection per process, subscribed to the channels of the sessions someone in this process
     waits on, and read by a background thread (a greenlet under gevent) while anyone waits. ``connect`` makes
     a new Redis connection without a read timeout.
 
     Only the listener reads the connection; a waiter that needs a session's channel sends ``SUBSCRIBE`` on it
-    itself (under ``_lock``, the one lock for sending) and waits for Redis to confirm, which the listener passes
-    on. A channel nobody has waited on for ``UNSUBSCRIBE_AFTER`` seconds is dropped. So a process hears of the
-    moves of the sessions it serves waiters of, not of every session sharing the Redis.
+    itself (under ``_sending``, the one lock for sending) and waits for Redis to confirm, which the listener
+    passes on. A channel nobody has waited on for ``UNSUBSCRIBE_AFTER`` seconds is dropped. So a process hears
+    of the moves of the sessions it serves waiters of, not of every session sharing the Redis.
+
+    Two locks: ``_sending`` (taken first when both are) for the connection and what is sent on it, which may
+    wait for the socket, and ``_lock`` for the channels' bookkeeping, never held across a wait. Under gevent a
+    waiter on a channel already subscribed takes neither, coming or going: a lock that a greenlet waits for
+    is handed over only on the hub's next turn, after every other ready greenlet has run, and in a saturated
+    worker the long-polls queueing for this one, coming and going, waited 240-260 ms for it
+    (docs/performance.md, "The listener's lock").
     """
 
     def __init__(self, connect: Callable[[], Any], channel_prefix: str, timeout: float,
@@ -196,7 +215,9 @@ class Listener:
         self._on_moved = on_moved  # told of every move heard, before the watches are woken
         self._channel_prefix = channel_prefix          # "<prefix>moved:{": the session id follows, then "}"
         self._timeout = timeout
+        self._sending = threading.Lock()
         self._lock = threading.Lock()
+        self._greenlets = _under_gevent()
         self._conn: Any = None                          # the connection, while it stands
         self._channels: dict[str, threading.Event] = {}  # sid -> set once Redis confirmed its subscription
         self._unwatched: dict[str, float] = {}          # sid -> since when nobody here waits on it
@@ -222,27 +243,42 @@ class Listener:
             try:
                 yield watch
             finally:
-                with self._lock:
-                    self._unwatched[sid] = time.monotonic()
+                self._unwatched[sid] = time.monotonic()  # one dict write: atomic, no lock needed
 
     def _subscribe(self, sid: str) -> threading.Event:
+        confirmed = self._channels.get(sid)
+        if self._greenlets and confirmed is not None and self._pid == os.getpid() and self._listening():
+            # the usual case under gevent, without the lock: no other greenlet runs until this returns, a
+            # channel is dropped only when no watch of its session is registered, and the caller's is
+            self._unwatched.pop(sid, None)
+            return confirmed
         with self._lock:
             if self._pid != os.getpid():  # a copy inherited over a fork: its thread and connection are the parent's
                 self._pid, self._thread, self._conn = os.getpid(), None, None
                 self._channels.clear()
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="move-listener", daemon=True)
-                self._thread.start()
+            thread = None
+            if not self._listening():
+                thread = self._thread = threading.Thread(target=self._run, name="move-listener", daemon=True)
             self._unwatched.pop(sid, None)
             confirmed = self._channels.get(sid)
+            new = confirmed is None
             if confirmed is None:
                 confirmed = self._channels[sid] = threading.Event()
+        if thread is not None:
+            thread.start()  # waits for the thread to begin (under gevent: a switch), so not under the lock
+        if new:
+            with self._sending:
                 if self._conn is not None:  # else the listener subscribes it when it has connected
                     try:
                         self._conn.send_command("SUBSCRIBE", self.channel(sid), check_health=False)
                     except (RedisError, OSError):
                         pass  # the listener finds the connection broken, tells every waiter, and starts again
-            return confirmed
+        return confirmed
+
+    def _listening(self) -> bool:
+        """The listener thread is running, or was made and is starting."""
+        thread = self._thread
+        return thread is not None and (thread.ident is None or thread.is_alive())
 
     def _run(self) -> None:
         while self._someone_waits():
@@ -250,16 +286,19 @@ class Listener:
             try:
                 conn = self._connect()
                 conn.connect()
-                with self._lock:
-                    for confirmed in self._channels.values():
-                        confirmed.clear()
-                    if self._channels:
-                        conn.send_command("SUBSCRIBE", *[self.channel(sid) for sid in self._channels], check_health=False)
+                with self._sending:
+                    with self._lock:
+                        for confirmed in self._channels.values():
+                            confirmed.clear()
+                        sids = list(self._channels)
+                    if sids:
+                        conn.send_command("SUBSCRIBE", *[self.channel(sid) for sid in sids], check_health=False)
                     self._conn = conn
                 self._listen(conn)
             except (RedisError, OSError) as exc:
-                with self._lock:
+                with self._sending:
                     self._conn = None
+                with self._lock:
                     for confirmed in self._channels.values():
                         confirmed.clear()
                 self.watchers.lose_all()
@@ -292,19 +331,20 @@ class Listener:
             if pinged is not None and now - pinged > PING_SECONDS:
                 raise RedisError("the subscription went silent")
             if pinged is None and now - heard > PING_SECONDS:
-                with self._lock:
+                with self._sending:
                     conn.send_command("PING", check_health=False)
                     self._drop_unwatched(conn, now)
                 pinged = now
 
     def _drop_unwatched(self, conn: Any, now: float) -> None:
-        """Unsubscribe the channels nobody has waited on for a while (called with the lock held). Only long
-        unwatched ones, so that no confirmation of theirs can still be on its way."""
-        stale = [sid for sid, since in self._unwatched.items()
-                 if now - since > UNSUBSCRIBE_AFTER and sid not in self.watchers]
-        for sid in stale:
-            del self._unwatched[sid]
-            self._channels.pop(sid, None)
+        """Unsubscribe the channels nobody has waited on for a while (called with ``_sending`` held). Only
+        long unwatched ones, so that no confirmation of theirs can still be on its way."""
+        with self._lock:
+            stale = [sid for sid, since in list(self._unwatched.items())  # a copy: waiters write it unlocked
+                     if now - since > UNSUBSCRIBE_AFTER and sid not in self.watchers]
+            for sid in stale:
+                self._unwatched.pop(sid, None)
+                self._channels.pop(sid, None)
         if stale:
             conn.send_command("UNSUBSCRIBE", *[self.channel(sid) for sid in stale], check_health=False)
 

@@ -347,6 +347,33 @@ def test_long_poll_returns_when_the_version_passes_and_is_bounded(make_app: Call
     assert time.monotonic() - started < 0.3
 
 
+def test_a_move_made_while_a_long_poll_reads_the_session_wakes_it_at_once(make_app: Callable[..., Flask],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The long-poll watches the session before it reads it: a move saved between that read and the wait is
+    heard (by the notification), with no further read of the version."""
+    app = make_app()
+    table = Table(app.test_client(), "femkort", players=3, seed="8" * 32)
+    move = table.next_move(random.Random(2))
+    sessions = app.extensions["session_service"]
+    st = app.extensions["session_store"]
+    find, reads = sessions.find, []
+
+    def find_then_a_move_lands(sid: str, touch: bool = False, recent: bool = False) -> Any:
+        found = find(sid, touch=touch, recent=recent)
+        reads.append(found.version)
+        if len(reads) == 1:  # the long-poll's read; the move's own reads come through here too
+            assert table.post(move["seat"], {"move": move}).status_code == 200  # version 1, after the read of 0
+        return found
+
+    monkeypatch.setattr(sessions, "find", find_then_a_move_lands)  # undone after the test: no cycle outlives it
+    monkeypatch.setattr(st, "version", lambda sid: pytest.fail("the version is not read again: the watch was told"))
+    started = time.monotonic()
+    woke = table.get(0, "?after=0&wait=30")
+    assert woke["version"] == 1 and time.monotonic() - started < 5 and reads[0] == 0
+    bad = app.test_client().get("/v1/sessions/not%20an%20id?after=0&wait=30")
+    assert bad.status_code == 404 and bad.get_json()["code"] == "session_not_found"
+
+
 # ----- expiry ---------------------------------------------------------------------------
 def test_sessions_expire_unless_played_and_finished_ones_are_kept(make_app: Callable[..., Flask],
                                                                  redis_server: RedisServer) -> None:
