@@ -53,9 +53,10 @@ def events(sid: str) -> Response:
 
 def last_event_id() -> int | None:
     """Where the client stands: ``Last-Event-ID`` (sent by EventSource when it reconnects), else ``?after=``."""
+    after = query_int("after")  # checked even when the header wins: a malformed request is refused either way
     raw = request.headers.get("Last-Event-ID", "")
     if raw == "":
-        return query_int("after")
+        return after
     if not DECIMAL.match(raw):
         raise ApiError(400, "invalid_request", "'Last-Event-ID' must be a session version (a whole number).")
     return int(raw)

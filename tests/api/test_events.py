@@ -207,6 +207,9 @@ def test_bad_requests_are_problems(client: FlaskClient) -> None:
         assert resp.status_code == status and resp.mimetype == PROBLEM and resp.get_json()["code"] == code
     resp = client.get(f"/v1/sessions/{'n' * 22}/events")
     assert resp.status_code == 404 and resp.get_json()["code"] == "session_not_found"
+    # a malformed ?after= is refused even when Last-Event-ID, which takes precedence, is valid (schemathesis found it)
+    resp = client.get(f"/v1/sessions/{table.id}/events?after=%C3%BB", headers={"Last-Event-ID": "1"})
+    assert resp.status_code == 400 and resp.get_json()["code"] == "invalid_request"
 
 
 def test_heartbeats_and_the_time_limit(make_app: Callable[..., Flask]) -> None:
