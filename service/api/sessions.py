@@ -108,7 +108,8 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
     """The seat's view once the session is past ``after`` (at once if it is), or as it is after ``waited``
     seconds. The watch is registered before the session is read, so that a move made while this request
     reads the session and records the seat's presence wakes it at once, not only after both (each a round
-    trip to the store that a busy worker makes late: docs/performance.md, "Long-polls")."""
+    trip to the store that a busy worker makes late: docs/performance.md, "The collector, the router and the
+    listener's lock")."""
     sessions, st = service(), store()
     authorization = request.headers.get("Authorization")
     if not SID.match(sid):

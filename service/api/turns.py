@@ -11,9 +11,9 @@ which does not take a turn, runs before all the parked ones: it waits behind at 
 A request waiting for a move gives its turn back before it waits (``give_back``) and does not take one
 again: what it does once woken is small (the seat's view of a state it was handed). A read of a session (a
 ``GET`` under ``/v1/sessions/``: a view, a long-poll, an event stream, a log) takes no turn at all: it is
-what a waiting client sends, and a long-poll that finds the move it waits for already made (it came while
-the client was between two polls) answers at once; behind the parked requests it would be as late as a
-loaded request (docs/performance.md, "Long-polls between two polls"). Under the gthread
+what a waiting client sends (a Redis read and a seat's view), and behind the parked requests a poll that
+answers at once would be as late as a loaded request (docs/performance.md, "The collector, the router and
+the listener's lock"). Under the gthread
 worker (or no gunicorn at all) there are no turns: the operating system schedules the threads.
 """
 from __future__ import annotations
@@ -21,6 +21,8 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from typing import Any
+
+from ..greenlets import under_gevent
 
 _HELD = "referee.turn"  # set in the WSGI environ while the request holds a turn
 SESSIONS = "/v1/sessions/"
@@ -30,7 +32,7 @@ class Turns:
     def __init__(self, max_body: int, turns: int) -> None:
         self.max_body = max_body
         self._semaphore: Any = None
-        if _patched():  # the gevent worker patched this process
+        if under_gevent():  # the gevent worker patched this process
             from gevent.lock import Semaphore
             self._semaphore = Semaphore(turns)
 
@@ -52,19 +54,11 @@ def off_the_connection(fn: Callable[[], None]) -> None:
     """Run ``fn`` (bookkeeping once an answer is sent) so that the connection does not wait for it: under
     gevent in a greenlet of its own, so that a client's next request, already sent, is read at once; else
     (threads: the next request waits either way for a thread) in place."""
-    if _patched():
+    if under_gevent():
         from gevent import spawn
         spawn(fn)
     else:
         fn()
-
-
-def _patched() -> bool:
-    try:
-        from gevent import monkey
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return False
-    return bool(monkey.is_module_patched("socket"))
 
 
 def is_session_read(environ: dict[str, Any]) -> bool:

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, Protocol
 
 from redis.exceptions import RedisError
 
+from ..greenlets import under_gevent
 from .base import StoreUnavailable
 
 log = logging.getLogger("service.storage")
@@ -182,14 +183,6 @@ def moved_from(data: str) -> Moved | None:
     return Moved(int(version), done == "1", state, holders)
 
 
-def _under_gevent() -> bool:
-    try:
-        from gevent import monkey
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return False
-    return bool(monkey.is_module_patched("threading"))
-
-
 class Listener:
     """One Redis connection per process, subscribed to the channels of the sessions someone in this process
     waits on, and read by a background thread (a greenlet under gevent) while anyone waits. ``connect`` makes
@@ -217,7 +210,7 @@ class Listener:
         self._timeout = timeout
         self._sending = threading.Lock()
         self._lock = threading.Lock()
-        self._greenlets = _under_gevent()
+        self._greenlets = under_gevent()
         self._conn: Any = None                          # the connection, while it stands
         self._channels: dict[str, threading.Event] = {}  # sid -> set once Redis confirmed its subscription
         self._unwatched: dict[str, float] = {}          # sid -> since when nobody here waits on it

@@ -71,7 +71,7 @@ def test_bookkeeping_after_an_answer_runs_off_the_connection_under_gevent(monkey
     ran: list[str] = []
     turns_module.off_the_connection(lambda: ran.append("in place"))
     assert ran == ["in place"]  # threads: nothing to gain
-    monkeypatch.setattr(turns_module, "_patched", lambda: True)
+    monkeypatch.setattr(turns_module, "under_gevent", lambda: True)
     turns_module.off_the_connection(lambda: ran.append("later"))
     assert ran == ["in place"]  # the connection goes on to its next request first
     gevent.sleep(0)
