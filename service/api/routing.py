@@ -2,11 +2,11 @@
 
 Werkzeug's matcher builds a recursive closure for every match: a function whose closure holds itself, a
 reference cycle of eight objects that only the garbage collector can free. It was the only cyclic garbage a
-loaded worker made (docs/performance.md, "The collector and the router"), and it alone set the collector
-going: a pause of the whole worker every few thousand requests, and every waiting client of that worker
-waiting with it. The routes a worker serves are few and come back (a game's ``/move``, a session's moves and
-streams), so a successful match is kept and reused; a path seen for the first time, or that does not match,
-goes through Werkzeug's matcher as before.
+loaded worker made, and it alone set the collector going: a pause of the whole worker every few thousand
+requests, and every waiting client of that worker waiting with it (docs/performance.md, "The collector, the
+router and the listener's lock"). The routes a worker serves are few and come back (a game's ``/move``, a
+session's moves and streams), so a successful match is kept and reused; a path seen for the first time, or
+that does not match, goes through Werkzeug's matcher as before.
 """
 from __future__ import annotations
 

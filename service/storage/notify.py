@@ -198,7 +198,7 @@ class Listener:
     waiter on a channel already subscribed takes neither, coming or going: a lock that a greenlet waits for
     is handed over only on the hub's next turn, after every other ready greenlet has run, and in a saturated
     worker the long-polls queueing for this one, coming and going, waited 240-260 ms for it
-    (docs/performance.md, "The listener's lock").
+    (docs/performance.md, "The collector, the router and the listener's lock").
     """
 
     def __init__(self, connect: Callable[[], Any], channel_prefix: str, timeout: float,
