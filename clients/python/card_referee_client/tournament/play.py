@@ -10,13 +10,22 @@ How the runner handles a bot that fails (docs/tournaments.md, "When a bot fails"
 - **illegal** (the service refuses the bot's move: 422, 403 or 400) and **crashed** (no connection, a non-200
   answer, a body without a move; a program bot that exits before the end): the runner concedes for the seat,
   with the reason, and asks that bot nothing more in this match. The session's policy decides what a
-  concession does (``forfeit``: the match ends; ``auto``: the service plays the seat from then on).
+  concession does (``forfeit``: the match ends; ``auto``: the service plays the seat from then on). A program
+  bot that cannot be started at all is a crash at version 0.
+
+The record's ``incidents`` list every timeout (with a clock, each one the service's clock applied, read from
+the session's log; without one, the runner's own), every illegal answer, every crash and every forfeit.
+
+A match is *abandoned* (``halt`` set: the organiser stopped the run twice) at its next step: nothing is recorded
+and its session is left to its clock or its expiry; a resumed run plays the match again from the start.
 """
 from __future__ import annotations
 
 import http.client
 import json
 import subprocess
+import sys
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -42,6 +51,10 @@ class MatchStuck(CardRefereeError):
 
 class BotTimedOut(Exception):
     """The bot did not answer within its time."""
+
+
+class MatchAbandoned(Exception):
+    """The run is stopping and this match was given up unfinished: it has no record."""
 
 
 def ask_bot(url: str, payload: dict[str, Any], seconds: float) -> Move:
@@ -89,6 +102,7 @@ class MatchPlay:
     incidents: list[dict[str, Any]] = field(default_factory=list)
     retired: set[int] = field(default_factory=set)
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    halt: threading.Event = field(default_factory=threading.Event)
 
     def run(self) -> dict[str, Any]:
         started = time.monotonic()
@@ -105,7 +119,8 @@ class MatchPlay:
         finally:
             self._stop_programs()
         log = self.client.session_log(self.sid)
-        return record(self.match, dict(created), dict(log), self.incidents, time.monotonic() - started)
+        incidents = all_incidents(self.match, dict(log), self.incidents)
+        return record(self.match, dict(created), dict(log), incidents, time.monotonic() - started)
 
     def bot_of(self, seat: int) -> BotSpec:
         return self.bots[self.match.seats[seat]]
@@ -114,6 +129,8 @@ class MatchPlay:
     def _play(self) -> None:
         answer = self.spectator.get()
         while not answer["finished"]:
+            if self.halt.is_set():
+                raise MatchAbandoned(self.match.id)
             self._check_programs(answer)
             turn = [s for s in answer["to_act"] if self.bot_of(s).url and s not in self.retired]
             if not turn:
@@ -148,16 +165,14 @@ class MatchPlay:
                                  mine["version"])
 
     def _late(self, seat: int, mine: SeatAnswer, detail: str) -> SeatAnswer:
-        self.incidents.append({"seat": seat, "bot": self.match.seats[seat], "kind": "timeout",
-                               "version": mine["version"], "detail": detail})
         if not mine.get("clock"):
-            return self._concede(seat, "timeout", detail, mine["version"], noted=True)
-        return self.spectator.wait(mine["version"], 3.0)  # the service's clock applies the policy
+            return self._concede(seat, "timeout", detail, mine["version"])
+        # the service's clock applies the policy, and its log is where the record's timeout incidents come from
+        return self.spectator.wait(mine["version"], 3.0)
 
-    def _concede(self, seat: int, kind: str, detail: str, version: int, noted: bool = False) -> SeatAnswer:
-        if not noted:
-            self.incidents.append({"seat": seat, "bot": self.match.seats[seat], "kind": kind,
-                                   "version": version, "detail": detail})
+    def _concede(self, seat: int, kind: str, detail: str, version: int) -> SeatAnswer:
+        self.incidents.append({"seat": seat, "bot": self.match.seats[seat], "kind": kind,
+                               "version": version, "detail": detail})
         self.retired.add(seat)
         try:
             return self.seats[seat].concede(f"{kind}: {detail}")
@@ -174,15 +189,21 @@ class MatchPlay:
             if not bot.command:
                 continue
             words = {"url": self.client.base_url, "session": self.sid, "token": self.tokens[seat],
-                     "seat": str(seat), "game": self.match.game.game}
+                     "seat": str(seat), "game": self.match.game.game, "python": sys.executable}
             argv = [w.format(**words) for w in bot.command]
-            if self.logs is None:
-                self.procs[seat] = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                                    stdin=subprocess.DEVNULL)
-                continue
-            with open(self.logs / f"{self.match.id}-seat{seat}.log", "wb") as out:  # the child keeps its own copy
-                self.procs[seat] = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                                    stdin=subprocess.DEVNULL)
+            try:
+                self.procs[seat] = self._spawn(argv, seat)
+            except OSError as exc:  # not found, not executable: the bot failed to start, as the record says
+                self._concede(seat, "crashed", f"the program could not be started: {type(exc).__name__}: {exc}", 0)
+
+    def _spawn(self, argv: list[str], seat: int) -> subprocess.Popen[bytes]:
+        # its own session: a Ctrl-C at the organiser's terminal stops the runner cleanly, not the players
+        if self.logs is None:
+            return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        with open(self.logs / f"{self.match.id}-seat{seat}.log", "wb") as out:  # the child keeps its own copy
+            return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
 
     def _check_programs(self, answer: SeatAnswer) -> None:
         for seat, proc in self.procs.items():
@@ -194,7 +215,7 @@ class MatchPlay:
             self._concede(seat, "crashed", f"the program exited with code {code} before the end", answer["version"])
 
     def _stop_programs(self) -> None:
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + (0.0 if self.halt.is_set() else 2.0)
         for proc in self.procs.values():
             try:
                 proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -220,6 +241,25 @@ def record(match: Match, created: dict[str, Any], log: dict[str, Any], incidents
             "deals_commitment": log.get("deals_commitment"), "seed": log["seed"], "deals": log.get("deals"),
             "moves": moves, "ends": ends, "end": replay_end(log), "result": log["result"],
             "incidents": incidents, "seconds": round(seconds, 3)}
+
+
+def all_incidents(match: Match, log: dict[str, Any], seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The match's incidents in the order of the log: what the runner saw (illegal answers, crashes, timeouts
+    without a clock), every timeout the service's clock applied, and the seat that forfeited the match."""
+    out = list(seen)
+    for entry in log["entries"]:
+        if entry.get("timeout") or entry.get("type") == "timeout":
+            seat = entry.get("seat", (entry.get("move") or {}).get("seat"))
+            done = "the service played its move" if "move" in entry else "the policy ended the match"
+            out.append({"seat": seat, "bot": match.seats[seat], "kind": "timeout", "version": entry["version"],
+                        "detail": f"out of time on the service's clock; {done}"})
+    result = log.get("result") or {}
+    seat = result.get("forfeited")
+    if isinstance(seat, int):
+        out.append({"seat": seat, "bot": match.seats[seat], "kind": "forfeit",
+                    "version": log["entries"][-1]["version"] if log["entries"] else 0,
+                    "detail": f"lost the match by {result.get('ended_by', 'forfeit')}"})
+    return sorted(out, key=lambda i: i["version"])
 
 
 def replay_end(log: dict[str, Any]) -> dict[str, Any] | None:

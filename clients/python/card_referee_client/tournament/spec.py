@@ -4,8 +4,8 @@ Written as JSON (docs/tournaments.md has a full example)::
 
     {"name": "club night", "format": "round_robin", "seed": "<hex>", "parallel": 4,
      "bots": [{"name": "alice", "url": "http://127.0.0.1:9001/"},
-              {"name": "bob", "command": ["python", "-m", "card_referee_client.bots", "random",
-                                          "--url", "{url}", "--session", "{session}", "--token", "{token}"]}],
+              {"name": "bob", "command": ["{python}", "-m", "card_referee_client", "bot", "random",
+                                          "--url={url}", "--session={session}", "--token={token}"]}],
      "games": [{"game": "femkort", "players": 2, "options": {}, "boards": 1,
                 "clock": {"move_ms": 2000, "policy": "forfeit"}}]}
 """
@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 FORMATS = ("round_robin", "swiss")
 DEFAULT_ANSWER_MS = 10_000  # how long a bot may think when its game has no clock
+# the words a program bot's command may hold; {python} is the interpreter running the runner
+PLACEHOLDERS = ("url", "session", "token", "seat", "game", "python")
+# a session's time control, as POST /v1/sessions takes it (docs/sessions.md, "Time controls")
+CLOCK_KEYS = ("move_ms", "bank_ms", "increment_ms", "policy")
+CLOCK_POLICIES = ("forfeit", "auto", "penalty")
+CLOCK_MIN_MS, CLOCK_MAX_MS = 100, 24 * 3600 * 1000
 
 
 class SpecError(ValueError):
@@ -57,11 +64,16 @@ class TournamentSpec:
     rounds: int = 0           # Swiss: rounds per game; round robin: worked out from the field
     parallel: int = 4         # matches played at once
     answer_ms: int = DEFAULT_ANSWER_MS
+    seed_drawn: bool = field(default=False, compare=False)  # no seed in the description: this one was drawn
 
     def board_seed(self, round_index: int, board: int) -> str:
         """The seed of a board: every table of a round plays board ``board`` from the same seed (64 hex digits)."""
         text = f"{self.seed}|round {round_index}|board {board}".encode()
         return hashlib.sha256(text).hexdigest()
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two runs the same tournament: everything but how many matches are played at once."""
+        return {k: v for k, v in self.to_json().items() if k != "parallel"}
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "format": self.format, "seed": self.seed, "rounds": self.rounds,
@@ -74,6 +86,8 @@ class TournamentSpec:
 
 def load(raw: dict[str, Any]) -> TournamentSpec:
     """A TournamentSpec from its JSON form; SpecError names the first thing wrong."""
+    if not isinstance(raw, dict):
+        raise SpecError("the description must be a JSON object")
     fmt = raw.get("format", "round_robin")
     if fmt not in FORMATS:
         raise SpecError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -86,11 +100,18 @@ def load(raw: dict[str, Any]) -> TournamentSpec:
     if fmt == "swiss" and rounds < 1:
         raise SpecError("a Swiss tournament needs 'rounds' (1 or more)")
     seed = str(raw.get("seed") or secrets.token_hex(16)).lower()
-    if not all(c in "0123456789abcdef" for c in seed):
-        raise SpecError("seed must be hex digits")
+    if not seed or not all(c in "0123456789abcdef" for c in seed):
+        raise SpecError(f"seed must be hex digits (0-9, a-f), not {raw.get('seed')!r}")
     return TournamentSpec(name=str(raw.get("name", "tournament")), format=fmt, bots=bots, games=games, seed=seed,
-                          rounds=rounds, parallel=max(1, int(raw.get("parallel", 4))),
-                          answer_ms=int(raw.get("answer_ms", DEFAULT_ANSWER_MS)))
+                          rounds=rounds, parallel=_whole(raw, "parallel", 4, 1),
+                          answer_ms=_whole(raw, "answer_ms", DEFAULT_ANSWER_MS, 1), seed_drawn=not raw.get("seed"))
+
+
+def _whole(raw: dict[str, Any], key: str, default: int, least: int) -> int:
+    value = raw.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise SpecError(f"'{key}' must be a whole number of at least {least}, not {value!r}")
+    return value
 
 
 def _list(raw: dict[str, Any], key: str) -> list[Any]:
@@ -109,6 +130,12 @@ def _bot(raw: Any, i: int) -> BotSpec:
     if command is not None and (not isinstance(command, list) or not command
                                 or not all(isinstance(w, str) for w in command)):
         raise SpecError(f"bot {raw['name']!r}: 'command' must be a list of strings")
+    if command is not None:
+        _check_words(raw["name"], command)
+    if url is not None:
+        parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme != "http" or not parts.hostname:
+            raise SpecError(f"bot {raw['name']!r}: 'url' must be an http:// address, not {url!r}")
     return BotSpec(raw["name"], url=url, command=tuple(command) if command else None)
 
 
@@ -121,5 +148,41 @@ def _game(raw: Any, i: int, field_size: int) -> GameSpec:
     boards = raw.get("boards", 1)
     if not isinstance(boards, int) or boards < 1:
         raise SpecError(f"games[{i}]: 'boards' must be 1 or more")
-    return GameSpec(game=raw["game"], players=players, options=dict(raw.get("options") or {}),
-                    clock=raw.get("clock"), boards=boards, duplicate=bool(raw.get("duplicate", True)))
+    options = raw.get("options") or {}
+    if not isinstance(options, dict):
+        raise SpecError(f"games[{i}]: 'options' must be an object")
+    return GameSpec(game=raw["game"], players=players, options=dict(options), clock=_clock(raw.get("clock"), i),
+                    boards=boards, duplicate=bool(raw.get("duplicate", True)))
+
+
+def _check_words(name: str, command: list[str]) -> None:
+    fill = dict.fromkeys(PLACEHOLDERS, "x")
+    for word in command:
+        try:
+            word.format(**fill)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise SpecError(f"bot {name!r}: the word {word!r} of 'command' holds an unknown placeholder ({exc}); "
+                            f"known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)}") from exc
+
+
+def _clock(clock: Any, i: int) -> dict[str, Any] | None:
+    """The game's time control, checked as the service checks it, so that a bad one stops the run before round 1."""
+    if clock is None:
+        return None
+    where = f"games[{i}]: 'clock'"
+    if not isinstance(clock, dict):
+        raise SpecError(f"{where} must be an object")
+    unknown = sorted(set(clock) - set(CLOCK_KEYS))
+    if unknown:
+        raise SpecError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(CLOCK_KEYS)})")
+    for key in ("move_ms", "bank_ms", "increment_ms"):
+        value = clock.get(key)
+        least = 0 if key == "increment_ms" else CLOCK_MIN_MS
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or not least <= value <= CLOCK_MAX_MS):
+            raise SpecError(f"{where}: {key!r} must be a whole number of ms from {least} to {CLOCK_MAX_MS}")
+    if clock.get("move_ms") is None and clock.get("bank_ms") is None:
+        raise SpecError(f"{where}: give 'move_ms', 'bank_ms' or both")
+    if clock.get("policy", "forfeit") not in CLOCK_POLICIES:
+        raise SpecError(f"{where}: 'policy' must be one of {', '.join(CLOCK_POLICIES)}")
+    return dict(clock)

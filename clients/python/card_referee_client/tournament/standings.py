@@ -9,15 +9,22 @@
 - tie-break 2, **payoff**: the sum of its payoffs.
 - tie-break 3, **buchholz**: the sum of the points of every opponent it met, once per match played together.
 - last: the bot's name, so the order is total and the same on every machine.
+
+The published tables (``results.csv``, ``results.md``) are rendered here too, from the same rows, so that the
+runner that writes them and ``verify`` that recomputes them share one definition.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+import csv
+import io
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 TIE_BREAKS = ("points", "duplicate", "payoff", "buchholz", "name")
+COLUMNS = ("rank", "bot", "points", "duplicate", "payoff", "buchholz", "matches", "byes", "forfeits")
+TABLES = ("results.csv", "results.md")
 
 
 @dataclass
@@ -93,3 +100,41 @@ def by_round(bots: Sequence[str], records: Sequence[dict[str, Any]], byes: Seque
         upto = [rec for rec in records if rec["round"] <= r]
         out.append(standings(bots, upto, [(b, p) for b, p, br in byes if br <= r]))
     return out
+
+
+# ----- the published tables ------------------------------------------------------------------------
+def _cell(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def to_csv(rows: Sequence[Row]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow([_cell(getattr(row, c)) for c in COLUMNS])
+    return out.getvalue()
+
+
+def incident_counts(records: Iterable[dict[str, Any]]) -> dict[str, Counter[str]]:
+    """Per bot, how many incidents of each kind its matches' records list."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for rec in records:
+        for incident in rec["incidents"]:
+            counts[incident["bot"]][incident["kind"]] += 1
+    return counts
+
+
+def to_markdown(rows: Sequence[Row], title: str, incidents: dict[str, Counter[str]]) -> str:
+    lines = [f"# {title}", "", f"Ordered by {', then '.join(TIE_BREAKS)} (docs/tournaments.md, \"Scoring\").", "",
+             "| " + " | ".join(COLUMNS) + " | incidents |", "|" + "---|" * (len(COLUMNS) + 1)]
+    for row in rows:
+        counts = incidents.get(row.bot, Counter())
+        noted = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-"
+        lines.append("| " + " | ".join(_cell(getattr(row, c)) for c in COLUMNS) + f" | {noted} |")
+    return "\n".join(lines) + "\n"
+
+
+def published_tables(title: str, final: Sequence[Row], records: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """The text of each published table (``TABLES``), from the final standings and the records."""
+    return {"results.csv": to_csv(final), "results.md": to_markdown(final, title, incident_counts(records))}

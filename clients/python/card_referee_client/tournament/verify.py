@@ -7,7 +7,9 @@ In order, stopping at the first discrepancy (which it names):
 2. every record: its seed matches its commitment (``sha256(bytes.fromhex(seed))``, a ``0`` put in front of an
    odd-length seed), its explicit deals match ``deals_commitment``, and ``/replay`` of its recorded moves (with
    the ``end`` of a match that did not end by play) answers exactly the recorded result;
-3. the standings: recomputed from the records, they equal ``standings.json`` (final and after each round).
+3. the standings: recomputed from the records, they equal ``standings.json`` (final and after each round);
+4. the published tables: ``results.csv`` and ``results.md``, rendered again from the recomputed standings and
+   the records' incidents (standings.py renders them for the runner too), equal the files line for line.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from ..client import Client
 from ..errors import ProblemError
 from .schedule import Round, matches_of
 from .spec import load
-from .standings import by_round, standings
+from .standings import by_round, published_tables, standings
 
 
 REPLAYS_AT_ONCE = 4
@@ -92,6 +94,7 @@ def _checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
             records.append(rec)
             yield 1
     yield from _check_standings(directory, spec.bots, records, rounds)
+    yield from _check_tables(directory, spec.name, spec.bots, records, rounds)
 
 
 def check_record(rec: dict[str, Any], client: Client) -> str | None:
@@ -147,6 +150,29 @@ def _check_standings(directory: Path, bots: Any, records: list[dict[str, Any]], 
         if i >= len(doc.get("by_round", [])) or doc["by_round"][i]["standings"] != want:
             yield Discrepancy("standings.json", f"the standings after round {i + 1} differ from the records'")
             return
+
+
+def _check_tables(directory: Path, title: str, bots: Any, records: list[dict[str, Any]], rounds: list[Round]
+                  ) -> Iterator[Discrepancy]:
+    byes = [(b, r.game.players) for r in rounds for b in r.byes]
+    final = standings([b.name for b in bots], records, byes)
+    for name, want in published_tables(title, final, records).items():
+        try:
+            got = (directory / name).read_text()
+        except OSError as exc:
+            yield Discrepancy(name, f"cannot be read: {exc}")
+            return
+        if got != want:
+            yield Discrepancy(name, f"differs from the table the records give ({_first_line_diff(got, want)})")
+            return
+
+
+def _first_line_diff(got: str, want: str) -> str:
+    mine, theirs = got.splitlines(), want.splitlines()
+    for n, (a, b) in enumerate(zip(mine, theirs, strict=False), start=1):
+        if a != b:
+            return f"line {n} is {a!r}, the records give {b!r}"
+    return f"it has {len(mine)} lines, the records give {len(theirs)}"
 
 
 def _first_diff(got: Any, want: list[dict[str, Any]]) -> str:
