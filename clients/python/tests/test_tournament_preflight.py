@@ -11,7 +11,7 @@ import pytest
 
 from card_referee_client import BotServer, Client, greedy_bot, random_bot
 from card_referee_client.cli import main
-from card_referee_client.tournament import report
+from card_referee_client.tournament import preflight, report
 from card_referee_client.tournament.runner import Runner
 from card_referee_client.tournament.spec import SpecError, load
 from card_referee_client.tournament.standings import Row
@@ -51,7 +51,9 @@ def test_a_bad_option_is_refused_before_any_session_is_created(
 
 
 def test_an_unreachable_bot_and_a_missing_executable_are_reported_in_the_preflight(
-        service_url: str, tmp_path: Path, no_sessions: None, capsys: pytest.CaptureFixture[str]) -> None:
+        service_url: str, tmp_path: Path, no_sessions: None, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preflight, "REACH_SECONDS", 0.5)  # how long a refused bot is tried again: nothing listens
     with BotServer(greedy_bot()) as good:
         raw = {"seed": "ab" * 16, "games": [{"game": "femkort", "players": 2, "clock": {"move_ms": 5000}}],
                "bots": [{"name": "good", "url": good.url}, {"name": "gone", "url": closed_port_url()},

@@ -8,7 +8,8 @@ Here, against the world:
   which creates nothing: an unknown game, a player count the game does not take or a bad option is the
   service's own refusal, quoted;
 - each HTTP bot is reached with ``GET <url>``: any HTTP answer counts (the package's bots answer
-  ``{"protocol": "card-referee-bot/1"}``), no connection does not;
+  ``{"protocol": "card-referee-bot/1"}``); a refused connection is tried again for up to ``REACH_SECONDS``
+  (a bot started just before the runner may not listen yet), then reported;
 - each program bot's executable is found (on ``PATH``, or as a path) and may be run.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import http.client
 import os
 import shutil
 import sys
+import time
 import urllib.parse
 
 from ..client import Client
@@ -24,6 +26,7 @@ from ..errors import CardRefereeError, ProblemError
 from .spec import BotSpec, GameSpec, TournamentSpec
 
 REACH_SECONDS = 5.0
+RETRY_SECONDS = 0.2
 
 
 def preflight(spec: TournamentSpec, client: Client) -> list[str]:
@@ -64,7 +67,16 @@ def program_path(word: str) -> str | None:
 
 
 def reach(url: str) -> str | None:
-    """None when something answers HTTP at ``url``, else what went wrong."""
+    """None when something answers HTTP at ``url`` within REACH_SECONDS, else what went wrong."""
+    deadline = time.monotonic() + REACH_SECONDS
+    while True:
+        problem = _get(url)
+        if problem is None or not problem.startswith("ConnectionRefusedError") or time.monotonic() >= deadline:
+            return problem
+        time.sleep(RETRY_SECONDS)
+
+
+def _get(url: str) -> str | None:
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=REACH_SECONDS)
     try:

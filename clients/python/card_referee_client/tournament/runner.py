@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]  # no stubs in the package
 
 from ..client import Client
 from . import report
