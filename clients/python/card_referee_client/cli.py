@@ -152,7 +152,7 @@ def _verify(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"FAILED after {checked} good records: {problem}")
         return 1
-    print(f"OK: {checked} match records replayed, every commitment and the standings check")
+    print(f"OK: {checked} match records replayed, every commitment, the standings and the published tables check")
     return 0
 
 

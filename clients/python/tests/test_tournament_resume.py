@@ -25,7 +25,7 @@ from typing import Any
 from card_referee_client import BotServer, Client, greedy_bot
 from card_referee_client.bots import Choose, concrete
 from card_referee_client.cli import main
-from card_referee_client.tournament.runner import Runner
+from card_referee_client.tournament.runner import Interrupted, Runner, Stop
 from card_referee_client.tournament.spec import load
 from card_referee_client.tournament.verify import verify
 
@@ -144,3 +144,37 @@ def test_an_out_directory_of_another_tournament_is_refused_unless_restarted(serv
                      "--restart"]) == 0
     assert json.loads((tmp_path / "out" / "tournament.json").read_text())["spec"]["seed"] == "b" * 32
     assert verify(tmp_path / "out", Client(service_url)) == (12, None)
+
+
+def test_a_second_stop_abandons_the_matches_in_flight_and_a_resumed_run_plays_them_again(
+        service_url: str, tmp_path: Path) -> None:
+    asked, release = threading.Event(), threading.Event()
+
+    def held(choose: Choose) -> Choose:
+        def answer(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
+            asked.set()
+            release.wait()
+            return choose(view, legal_moves)
+        return answer
+
+    stop, failed = Stop(), []
+    with field(held) as urls:
+        spec = load({**description(urls), "games": [{"game": "femkort", "players": 2}]})
+        runner = Runner(spec, Client(service_url), tmp_path, progress=None, stop=stop)
+
+        def play() -> None:
+            try:
+                runner.run()
+            except Interrupted as exc:
+                failed.append(exc)
+        thread = threading.Thread(target=play)
+        thread.start()
+        asked.wait()  # two matches in flight, their bots holding an answer
+        stop.request()
+        stop.request()
+        release.set()
+        thread.join()
+        assert len(failed) == 1 and failed[0].recorded == 0
+        assert not list((tmp_path / "matches").glob("*.json"))
+        Runner(spec, Client(service_url), tmp_path, progress=None).run()
+    assert verify(tmp_path, Client(service_url)) == (12, None)
