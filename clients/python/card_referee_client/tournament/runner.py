@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -178,7 +179,7 @@ class Runner:
             self.progress.close()
         return self._finish()
 
-    def _rounds(self) -> Any:
+    def _rounds(self) -> Iterator[Round]:
         index = 0
         for game in self.spec.games:
             if self.spec.format == "round_robin":
