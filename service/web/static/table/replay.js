@@ -41,8 +41,10 @@
   function describe(k) {
     if (k === 0) return "The deal, before the first move.";
     const entry = k <= moves.length ? moves[k - 1] : ending();
-    const who = ctx.names[entry.seat] || `Seat ${entry.seat}`;
-    if (k > moves.length) return `The end: ${who}: ${entry.type || log.replay.end.by}${entry.reason ? ` (${entry.reason})` : ""}`;
+    const who = TableView.seatName(ctx, entry.seat);
+    if (k > moves.length) {
+      return `The end: ${who}: ${Words.words(entry.type || log.replay.end.by)}${entry.reason ? ` (${Words.words(entry.reason)})` : ""}`;
+    }
     return `Move ${k} of ${moves.length}: ${who}: ${TableView.moveLabel(entry.move, ctx.faces)}`;
   }
 
@@ -59,7 +61,7 @@
       const answer = await step(at);
       if (answer.version !== at) return;  // a later click won
       TableView.draw($("table"), ctx, answer);
-      const events = (answer.events || []).map((e) => e.type.replace(/_/g, " "));
+      const events = (answer.events || []).map((e) => Words.words(e.type));
       $("caused").textContent = at && events.length ? `It caused: ${events.join(", ")}.` : "";
       document.body.dataset.step = at;
       if (at < last) step(at + 1).catch(() => null);
@@ -82,7 +84,7 @@
       say(`The match is not over (${log.entries.length} moves so far): its replay opens when it ends, with the seed.`);
       return;
     }
-    ctx = { names: (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24)),
+    ctx = { game: log.game, names: (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24)),
             faces: Cards.facesFor(log.game, query.get("faces") || localStorage.getItem(`faces:${log.game}`) || ""),
             mySeat: null, players: log.players };
     const slider = $("slider");

@@ -1,0 +1,175 @@
+"""Every game's table in Chromium, mid-match, as a seat and as a spectator, at 1366x768 and at 400x800.
+
+Each game's session is brought to the middle of a match by seeded legal moves posted through the API, then its
+pages are opened: the seat's hand (for a spectator, the seat to act) must be inside the viewport at both sizes,
+the page must not be wider than the window, its text must hold no bracket, no brace and no state key as the state
+spells it (snake_case), every legal move must have a control, and clicking moves on the seat's page must play them.
+The screenshots go to a temporary directory (docs/screenshots/ for the docs' own with UPDATE_SCREENSHOTS=1).
+"""
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from service import engine
+from tests.web.browsing import Shots, Tap, click, wait_version
+
+SEED = "5eed" * 8
+NAMES = ["Ann", "Bo", "Cy", "Dan", "Eve", "Flo", "Gus", "Hal", "Ida", "Jo"]
+SIZES = {"wide": (1366, 768), "narrow": (400, 800)}
+MID_MATCH_MOVES = 12
+# The games whose screenshots docs/table.md shows.
+DOC_GAMES = {"klaberjass", "styrivolt", "femkort", "jewel"}
+
+
+def players_for(gid: str) -> int:
+    game = engine.all_games()[gid]
+    return 4 if game.min_players <= 4 <= game.max_players else game.min_players
+
+
+class Session:
+    """A session brought to mid-match through the API by seeded legal moves (the test's own bookkeeping)."""
+
+    def __init__(self, client: FlaskClient, gid: str, players: int, options: dict[str, Any] | None = None) -> None:
+        self.client = client
+        created = client.post("/v1/sessions", json={"game": gid, "players": players, "seed": SEED,
+                                                    "options": options or {}}).get_json()
+        self.sid: str = created["id"]
+        self.tokens: list[str] = [s["token"] for s in created["seats"]]
+        self.players = players
+
+    def answer(self, seat: int | None) -> dict[str, Any]:
+        headers = {} if seat is None else {"Authorization": f"Bearer {self.tokens[seat]}"}
+        got: dict[str, Any] = self.client.get(f"/v1/sessions/{self.sid}", headers=headers).get_json()
+        return got
+
+    def play(self, moves: int, rng: random.Random) -> None:
+        for _ in range(moves):
+            public = self.answer(None)
+            if public["finished"]:
+                return
+            actor = public["to_act"][0]
+            move = dict(rng.choice(self.answer(actor)["legal_moves"]))
+            move.pop("ranges", None)
+            posted = self.client.post(f"/v1/sessions/{self.sid}/moves", json={"move": move},
+                                      headers={"Authorization": f"Bearer {self.tokens[actor]}"})
+            assert posted.status_code == 200, posted.get_json()
+
+    def url(self, base: str, seat: int | None) -> str:
+        names = ",".join(NAMES[: self.players])
+        return f"{base}/table/{self.sid}?names={names}" + ("" if seat is None else f"#token={self.tokens[seat]}")
+
+
+def set_viewport(driver: webdriver.Chrome, size: str) -> None:
+    width, height = SIZES[size]
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def open_page(driver: webdriver.Chrome, url: str, version: int) -> None:
+    driver.get("about:blank")  # a URL that differs only in its fragment would not load the page again
+    driver.get(url)
+    wait_version(driver, version, 5)
+
+
+def snake_keys(value: Any) -> set[str]:
+    """Every key of the view (at any depth) that is snake_case: none may appear in a person's page."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if "_" in key:
+                found.add(key)
+            found |= snake_keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            found |= snake_keys(inner)
+    return found
+
+
+def in_viewport(driver: webdriver.Chrome, selector: str) -> bool:
+    return bool(driver.execute_script("""
+        const node = document.querySelector(arguments[0]);
+        if (!node) return false;
+        const r = node.getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    """, selector))
+
+
+def check_reads_as_words(driver: webdriver.Chrome, gid: str, view: dict[str, Any]) -> None:
+    text = driver.execute_script("return document.body.innerText")
+    assert "[" not in text and "{" not in text, (gid, text)
+    shown = sorted(k for k in snake_keys(view) if k in text)
+    assert not shown, (gid, shown)
+    assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth"), (gid, "too wide")
+
+
+def check_every_legal_move_has_a_control(driver: webdriver.Chrome, gid: str, legal: list[dict[str, Any]]) -> None:
+    controls = {json.dumps(json.loads(e.get_attribute("data-move")), sort_keys=True)
+                for e in driver.find_elements(By.CSS_SELECTOR, "#hand [data-move]") if e.is_displayed()}
+    missing = [m for m in legal if json.dumps(m, sort_keys=True) not in controls]
+    assert not missing, (gid, missing)
+
+
+def use_control(driver: webdriver.Chrome, move: dict[str, Any]) -> None:
+    wanted = json.dumps(move, sort_keys=True)
+    control = next(e for e in driver.find_elements(By.CSS_SELECTOR, "#hand [data-move]")
+                   if json.dumps(json.loads(e.get_attribute("data-move")), sort_keys=True) == wanted)
+    click(driver, control.find_element(By.CSS_SELECTOR, "button[type=submit]") if control.tag_name == "form" else control)
+
+
+@pytest.fixture(scope="module")
+def client(server: tuple[str, Flask, Tap]) -> FlaskClient:
+    return server[1].test_client()
+
+
+@pytest.mark.parametrize("gid", sorted(engine.all_games()))
+def test_a_mid_match_table_reads_as_a_card_table(server: tuple[str, Flask, Tap], client: FlaskClient,
+                                                 browser: webdriver.Chrome, shots: Shots, gid: str) -> None:
+    base = server[0]
+    driver = browser
+    session = Session(client, gid, players_for(gid))
+    session.play(MID_MATCH_MOVES, random.Random(f"{gid}/{SEED}"))
+    public = session.answer(None)
+    assert not public["finished"], gid
+    actor = public["to_act"][0]
+    mine = session.answer(actor)
+    version = mine["version"]
+
+    open_page(driver, session.url(base, None), version)
+    for size in SIZES:
+        set_viewport(driver, size)
+        shots.save(driver, f"{gid}-spectator-{size}.png", docs=gid in DOC_GAMES and size == "wide")
+        assert in_viewport(driver, f'.seat[data-seat="{actor}"]'), (gid, size, "the seat to act is out of view")
+        check_reads_as_words(driver, gid, public["view"])
+
+    open_page(driver, session.url(base, actor), version)
+    for size in SIZES:
+        set_viewport(driver, size)
+        shots.save(driver, f"{gid}-seat-{size}.png", docs=gid in DOC_GAMES)
+        assert in_viewport(driver, "#hand .hand"), (gid, size, "the hand is out of view")
+        check_reads_as_words(driver, gid, mine["view"])
+        check_every_legal_move_has_a_control(driver, gid, mine["legal_moves"])
+
+    # Up to three moves by clicks, as long as this seat is to act (a phase may follow another).
+    rng = random.Random(gid)
+    for _ in range(3):
+        if actor not in mine["to_act"] or mine["finished"]:
+            break
+        move = rng.choice(mine["legal_moves"])
+        use_control(driver, move)
+        WebDriverWait(driver, 5, poll_frequency=0.02).until(
+            lambda d: int(d.execute_script("return document.body.dataset.version")) > version,
+            f"{gid}: clicking {move} did not play it")
+        mine = session.answer(actor)
+        version = mine["version"]
+        wait_version(driver, version, 5)
+        check_every_legal_move_has_a_control(driver, gid, mine["legal_moves"])
+    set_viewport(driver, "wide")
