@@ -21,7 +21,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from service.engine.cards import STANDARD_PACK
-from tests.web.browsing import SPECTATOR, Shots, Tap, cards_in, click, spectator_dom_cards, wait_live, wait_version
+from tests.web.browsing import (CARD, SPECTATOR, Shots, Tap, cards_in, click, spectator_dom_cards, wait_live,
+                                wait_version)
 
 SEED = "c0ffee" * 6
 NAMES = "Ann,Bo"
@@ -164,7 +165,7 @@ def check_replay(driver: webdriver.Chrome, base: str, api: Api, shots: Shots) ->
         driver.find_element(By.ID, "next").click()
         WebDriverWait(driver, 5).until(lambda d, s=step: d.execute_script("return document.body.dataset.step") == str(s))
     assert "Move 3 of 10" in driver.find_element(By.ID, "step").text
-    assert len(driver.find_elements(By.CSS_SELECTOR, ".trick .card")) >= 1
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".felt .play .card")) >= 1
     shots.save(driver, "replay.png", docs=True)
     driver.find_element(By.ID, "last").click()
     WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "10")

@@ -122,7 +122,9 @@ def use_control(driver: webdriver.Chrome, move: dict[str, Any]) -> None:
     wanted = json.dumps(move, sort_keys=True)
     control = next(e for e in driver.find_elements(By.CSS_SELECTOR, "#hand [data-move]")
                    if json.dumps(json.loads(e.get_attribute("data-move")), sort_keys=True) == wanted)
-    click(driver, control.find_element(By.CSS_SELECTOR, "button[type=submit]") if control.tag_name == "form" else control)
+    if control.tag_name == "form":
+        control = control.find_element(By.CSS_SELECTOR, "button[type=submit]")
+    click(driver, control)
 
 
 @pytest.fixture(scope="module")
@@ -173,3 +175,50 @@ def test_a_mid_match_table_reads_as_a_card_table(server: tuple[str, Flask, Tap],
         wait_version(driver, version, 5)
         check_every_legal_move_has_a_control(driver, gid, mine["legal_moves"])
     set_viewport(driver, "wide")
+
+
+def test_the_end_of_a_match_is_explained_in_words(server: tuple[str, Flask, Tap], client: FlaskClient,
+                                                  browser: webdriver.Chrome, shots: Shots) -> None:
+    """A one-deal Stýrivolt match: the result says who won and why the payoffs are what they are, and the
+    chalk-board is drawn, not printed."""
+    session = Session(client, "styrivolt", 4, {"deals": 1})
+    session.play(500, random.Random("to the end"))
+    public = session.answer(None)
+    assert public["finished"]
+    open_page(browser, session.url(server[0], None), public["version"])
+    set_viewport(browser, "wide")
+    shots.save(browser, "styrivolt-result.png", docs=True)
+    result = browser.find_element(By.CSS_SELECTOR, ".result").text
+    assert result.startswith("The match is over"), result
+    assert "Only crosses count" in result or "cross" in result, result
+    assert browser.find_elements(By.CSS_SELECTOR, ".result .chalk svg")
+    check_reads_as_words(browser, "styrivolt", public["view"])
+    assert not browser.find_element(By.ID, "hand").is_displayed()
+
+
+def test_suit_names_follow_the_chosen_faces(server: tuple[str, Flask, Tap], client: FlaskClient,
+                                            browser: webdriver.Chrome) -> None:
+    session = Session(client, "klaberjass", 4)
+    session.play(MID_MATCH_MOVES, random.Random(f"klaberjass/{SEED}"))
+    public = session.answer(None)
+    german = {"C": "acorns", "D": "bells", "H": "hearts", "S": "leaves"}[public["view"]["trump"]]
+    open_page(browser, session.url(server[0], None).replace("?", "?faces=german&"), public["version"])
+    text = browser.find_element(By.ID, "table").text
+    assert f"Trumps: {german}" in text, text
+    assert not {"clubs", "diamonds", "spades"} & set(text.split()), text
+
+
+def test_a_replay_before_the_end_and_a_bad_link_show_nothing_to_use(server: tuple[str, Flask, Tap],
+                                                                    client: FlaskClient,
+                                                                    browser: webdriver.Chrome) -> None:
+    session = Session(client, "femkort", 3)
+    browser.get(f"{server[0]}/table/{session.sid}/replay")
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "message").is_displayed())
+    assert "not over" in browser.find_element(By.ID, "message").text
+    assert not browser.find_element(By.ID, "controls").is_displayed()
+    browser.get("about:blank")
+    browser.get(f"{server[0]}/table/{session.sid}#token=not-a-token")
+    WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "message").is_displayed())
+    assert browser.find_element(By.ID, "message").text == "This seat's link is not valid for this session."
+    assert not browser.find_element(By.ID, "moves").is_displayed()
+    assert not browser.find_element(By.ID, "hand").is_displayed()

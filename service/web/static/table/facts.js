@@ -65,6 +65,12 @@ const Words = (() => {
       else if (k === "suit" || k === "suits") text += ` ${param(k, v, faces)}`;
       else if (k === "amount") text += ` ${v}`;
       else if (k === "source") text += ` from ${value(v)}`;
+      else if (k === "sequences") text += Array.isArray(v) && v.length ? `: ${param(k, v, faces)}` : " no sequence";
+      else if (k === "jewels") text += Array.isArray(v) && v.length ? `, keeping ${cardList(v, faces)}` : ", keeping no jewel";
+      else if (k === "signal") text += `: ${value(v)}`;
+      else if (k === "cards") text += Array.isArray(v) && v.length ? `: ${cardList(v, faces)}` : ": no card";
+      else if (k === "discard_index") text += `, discarding card ${v + 1}`;
+      else if (k === "keep") text += `, keeping ${param(k, v, faces)}`;
       else if (typeof v === "boolean") rest.push(`${v ? "with" : "without"} ${words(k)}`);
       else rest.push(`${words(k)}: ${param(k, v, faces)}`);
     }
@@ -98,6 +104,7 @@ const Facts = (() => {
                    qabbalah: "qabbalah", stock: "the stock", kontra: "Kontra", dix: "the dix" };
   const SCORE_LABEL = { toepen: "penalty points", norrlandsknack: "score (to 0)", davoserjazz: "points this round",
                         klaberjass: "points", styrivolt: "score", alkort: "points" };
+  const SEAT_SCORE = { toepen: "penalty", davoserjazz: "points", klaberjass: "points", alkort: "points" };
   const PARTNERS = new Set(["alkort", "styrivolt"]);
 
   const name = (ctx, s) => TableView.seatName(ctx, s);
@@ -143,6 +150,7 @@ const Facts = (() => {
       return h("dl", { class: "inline" }, Object.entries(v).map(([k, x]) =>
         [h("dt", {}, label(ctx, k)), h("dd", {}, show(ctx, k, x))]));
     }
+    if (/_size$/.test(key) && typeof v === "number") return h("span", {}, v === 1 ? "1 card" : `${v} cards`);
     return h("span", {}, Words.value(v));
   }
 
@@ -194,6 +202,7 @@ const Facts = (() => {
 
   // --- each game's own facts -------------------------------------------------------------------------------
 
+  const BIDS = { take: "takes", pass: "passes", schmeiss: "says schmeiss" };
   const MULTIPLIER = { 2: "Kontra (doubled)", 4: "Rekontra (redoubled)" };
 
   function klaberjass(ctx, view) {
@@ -201,8 +210,7 @@ const Facts = (() => {
     if (view.calls && view.calls.length) {
       out.push(panel("The bidding", h("ol", { class: "bidding" }, view.calls.map(([s, verb, arg]) =>
         h("li", {}, h("b", {}, name(ctx, s)), " ",
-          verb === "name_trump" ? `names ${suit(ctx, arg)}` : verb === "take" ? "takes" : verb === "pass" ? "passes"
-            : Words.value(verb))))));
+          verb === "name_trump" ? `names ${suit(ctx, arg)}` : BIDS[verb] || Words.value(verb))))));
     }
     const contract = [];
     if (view.maker !== null && view.maker !== undefined) {
@@ -383,7 +391,7 @@ const Facts = (() => {
   function seatLine(ctx, view, seat) {
     const bits = [];
     if (Array.isArray(view.chips)) bits.push(`${view.chips[seat]} chips`);
-    if (Array.isArray(view.scores) && ctx.game !== "styrivolt") bits.push(`${label(ctx, "scores")} ${view.scores[seat]}`);
+    if (Array.isArray(view.scores) && ctx.game !== "styrivolt") bits.push(`${SEAT_SCORE[ctx.game] || "score"} ${view.scores[seat]}`);
     const won = tricksWon(ctx, view);
     if (won && won[seat]) bits.push(`${won[seat]} trick${won[seat] === 1 ? "" : "s"}`);
     if (view.maker === seat) bits.push("maker");

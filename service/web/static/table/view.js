@@ -79,7 +79,7 @@ const TableView = (() => {
                              title: presence.connected ? "connected" : "not connected" }) : null,
     ];
     const line = Facts.seatLine(ctx, view, seat);
-    const at = place(ctx, seat, { x: 37, y: 37 });
+    const at = place(ctx, seat, { x: 36, y: 37 });
     return h("div", { class: `seat${toAct ? " acting" : ""}${view.turn === seat ? " turn" : ""}`, "data-seat": seat,
                       style: { left: `${at.x.toFixed(1)}%`, top: `${at.y.toFixed(1)}%` } },
       h("div", { class: "seat-name" }, seatName(ctx, seat)), h("div", { class: "badges" }, badges),
