@@ -27,9 +27,8 @@
       const body = { ...log.replay, moves: log.replay.moves.slice(0, k) };
       if (k <= moves.length) delete body.end;
       steps.set(k, (async () => {
-        const env = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/replay`, { method: "POST", body });
-        const seen = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/view`, {
-          method: "POST", body: { state: env.state, state_tag: env.state_tag || null, seat: null } });
+        const env = await Api.replay(log.game, body);
+        const seen = await Api.view(log.game, env.state, env.state_tag, null);
         const hands = env.state.sealed ? undefined : env.state.hands;  // a sealed state keeps them in its box
         return { version: k, view: { ...seen.view, ...(hands ? { hands } : {}) }, to_act: env.to_act,
                  finished: env.finished, result: env.result, events: env.events };
@@ -72,12 +71,12 @@
 
   async function start() {
     try {
-      log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+      log = await Api.log(sid);
     } catch (err) {
       say(err.message);
       return;
     }
-    const info = await Api.json(`/v1/games/${encodeURIComponent(log.game)}`).catch(() => null);
+    const info = await Api.game(log.game).catch(() => null);
     $("title").textContent = `${info ? info.name : log.game}: replay`;
     $("back").href = `/table/${encodeURIComponent(sid)}${location.search}`;
     if (!log.finished || !log.replay) {

@@ -128,7 +128,7 @@
 
   // A concession or an abort: the service refuses an abort once a trick is complete, in its own words.
   async function end(what) {
-    await send(`/v1/sessions/${encodeURIComponent(sid)}/${what}`, {});
+    await send(() => Api.end(sid, token, what));
   }
 
   function redraw() {
@@ -161,22 +161,23 @@
   }
 
   async function submit(move) {
-    const body = { move: { ...move }, version: state.answer.version };
-    delete body.move.ranges;
-    await send(`/v1/sessions/${encodeURIComponent(sid)}/moves`, body);
+    const posted = { ...move };
+    delete posted.ranges;
+    const version = state.answer.version;
+    await send(() => Api.move(sid, token, posted, version));
   }
 
-  async function send(url, body) {
+  async function send(call) {
     if (state.busy) return;
     state.busy = true;
     try {
-      const answer = await Api.json(url, { token, method: "POST", body });
+      const answer = await call();
       say("");
       show(answer);
     } catch (err) {
       if (err instanceof Api.Problem && err.body.code === "version_conflict") {
         say("The table moved on before your move arrived; look again and choose.", "notice");
-        show(await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token }));
+        show(await Api.session(sid, token));
       } else {
         say(err.message);
       }
@@ -200,7 +201,7 @@
 
   async function refreshFeed() {
     try {
-      const log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+      const log = await Api.log(sid);
       const fresh = log.entries.filter((e) => e.version > state.logSeen);
       const feed = $("feed");
       for (const entry of fresh) {
@@ -219,13 +220,13 @@
     if (!sid) { say("No session id in the address."); return; }
     let first;
     try {
-      first = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token });
+      first = await Api.session(sid, token);
     } catch (err) {
       say(err.status === 401 ? "This seat's link is not valid for this session." : err.message);
       $("moves").hidden = true;
       return;
     }
-    state.info = await Api.json(`/v1/games/${encodeURIComponent(first.game)}`).catch(() => null);
+    state.info = await Api.game(first.game).catch(() => null);
     state.ctx = { game: first.game, names: names(), faces: facesChoice(first.game), mySeat: first.seat,
                   players: first.view.players || (first.view.hand_sizes || []).length };
     const gameName = state.info ? state.info.name : first.game;
