@@ -230,8 +230,10 @@ const Facts = (() => {
       mine.length ? mine.map((run) => cards(run, ctx)) : " no sequence."));
     if (view.bella !== null && view.bella !== undefined) contract.push(h("p", {}, `Bella: ${side(ctx, view.bella)}.`));
     if (view.false_claims && view.false_claims.length) {
-      contract.push(h("p", {}, `A false claim of the target by ${view.false_claims.map((s) => side(ctx, s)).join(" and ")}: `,
-        "that side loses its points of this deal."));
+      const many = view.false_claims.length > 1;
+      contract.push(h("p", {}, `${many ? "False claims" : "A false claim"} of the target by `,
+        view.false_claims.map((s) => side(ctx, s)).join(" and "),
+        many ? ": both sides forfeit their points of this deal." : ": that side forfeits its points of this deal."));
     }
     if (view.winner !== null && view.winner !== undefined) contract.push(h("p", {}, `${side(ctx, view.winner)} won the match.`));
     if (contract.length) out.push(panel("The contract", contract));
