@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -63,6 +64,14 @@ class Session:
             posted = self.client.post(f"/v1/sessions/{self.sid}/moves", json={"move": move},
                                       headers={"Authorization": f"Bearer {self.tokens[actor]}"})
             assert posted.status_code == 200, posted.get_json()
+
+    def play_until(self, reached: Callable[[dict[str, Any]], bool], rng: random.Random, limit: int) -> None:
+        """Seeded legal moves until the public view is `reached` (within `limit` moves)."""
+        for _ in range(limit):
+            if reached(self.answer(None)["view"]):
+                return
+            self.play(1, rng)
+        raise AssertionError(f"not reached in {limit} moves")
 
     def url(self, base: str, seat: int | None) -> str:
         names = ",".join(NAMES[: self.players])
@@ -225,3 +234,17 @@ def test_a_replay_before_the_end_and_a_bad_link_show_nothing_to_use(server: tupl
     assert browser.find_element(By.ID, "message").text == "This seat's link is not valid for this session."
     assert not browser.find_element(By.ID, "moves").is_displayed()
     assert not browser.find_element(By.ID, "hand").is_displayed()
+
+
+def test_davoserjazz_qabbalah_layout_is_drawn_as_rows_of_cards(server: tuple[str, Flask, Tap],
+                                                               client: FlaskClient,
+                                                               browser: webdriver.Chrome) -> None:
+    """The last hand of the round is a layout, not tricks: each suit's row is drawn as its run of cards."""
+    session = Session(client, "davoserjazz", 4)
+    session.play_until(lambda view: any((view.get("layout") or {}).values()), random.Random("qabbalah"), 600)
+    public = session.answer(None)
+    open_page(browser, session.url(server[0], None), public["version"])
+    rows = {s: r for s, r in public["view"]["layout"].items() if r}
+    drawn = browser.find_elements(By.CSS_SELECTOR, ".panel .seat-value .card")
+    assert len(drawn) == sum(high - low + 1 for low, high in rows.values()), (rows, len(drawn))
+    check_reads_as_words(browser, "davoserjazz", public["view"])

@@ -330,9 +330,12 @@ const Facts = (() => {
   function davoserjazz(ctx, view) {
     const out = [];
     if (view.layout) {
-      out.push(panel("The layout", h("div", {}, Object.entries(view.layout).map(([s, row]) =>
-        h("div", { class: "seat-value" }, `${suit(ctx, s)}:`, Array.isArray(row) && row.every(Cards.isCode) ? cards(row, ctx)
-          : show(ctx, "layout", row))))));
+      // Each suit's row is [lowest, highest] rank, aces low: drawn as the run of cards it holds.
+      const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+      out.push(panel("The layout", Object.entries(view.layout).map(([s, row]) =>
+        h("div", { class: "seat-value" }, `${suit(ctx, s)}:`, Array.isArray(row) && row.length === 2
+          ? cards(RANKS.slice(row[0] - 1, row[1]).map((r) => `${r}${s}`), ctx)
+          : h("span", { class: "muted" }, "no seven yet")))));
     }
     if (Array.isArray(view.points) && view.points.length) {
       out.push(panel("Points this round, hand by hand", h("div", { class: "scroll" }, h("table", { class: "grid" },
