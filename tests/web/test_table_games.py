@@ -248,3 +248,27 @@ def test_davoserjazz_qabbalah_layout_is_drawn_as_rows_of_cards(server: tuple[str
     drawn = browser.find_elements(By.CSS_SELECTOR, ".panel .seat-value .card")
     assert len(drawn) == sum(high - low + 1 for low, high in rows.values()), (rows, len(drawn))
     check_reads_as_words(browser, "davoserjazz", public["view"])
+
+
+def test_a_jewel_replay_shows_the_hands_melds_and_the_chart(server: tuple[str, Flask, Tap], client: FlaskClient,
+                                                            browser: webdriver.Chrome, shots: Shots) -> None:
+    """A deal's settlement is in the events of the move that ends it, which the replay has: the step that ends a
+    Jewel deal shows each hand's melds and the chart of who pays whom."""
+    session = Session(client, "jewel", 2)
+    rng = random.Random("jewel chart")
+    while not (public := session.answer(None))["finished"]:
+        actor = public["to_act"][0]
+        legal = [m for m in session.answer(actor)["legal_moves"] if m["action"] != "pack"]
+        move = next((m for m in legal if m["action"] == "mid_pack"), None) or rng.choice(legal)
+        posted = client.post(f"/v1/sessions/{session.sid}/moves", json={"move": move},
+                             headers={"Authorization": f"Bearer {session.tokens[actor]}"})
+        assert posted.status_code == 200, posted.get_json()
+    last = public["version"]
+    browser.get(f"{session.url(server[0], None).replace('?', '/replay?')}&step={last}")
+    WebDriverWait(browser, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == str(last))
+    set_viewport(browser, "wide")
+    shots.save(browser, "jewel-replay-chart.png")
+    text = browser.find_element(By.ID, "table").text
+    assert "settled" in text and "The chart" in text and "hand score" in text, text
+    assert browser.find_elements(By.CSS_SELECTOR, "table.chart td")
+    check_reads_as_words(browser, "jewel", {"kept_jewels": 1, "full_hand": 1, "stock_size": 1})

@@ -426,7 +426,47 @@ const Facts = (() => {
     return out.length ? h("div", { class: "panels" }, out) : null;
   }
 
-  return { middle, stage, seatLine, panels, side, show, chalkBoard, styrivoltDeals, partnership };
+  // A deal's settlement (its deal_settled event), where the replay has it: what the deal did to each seat and,
+  // for Jewel, each hand as it was shown (its melds) and the whole chart of who pays whom.
+  function settlement(ctx, event) {
+    const rows = Array.from({ length: ctx.players }, (_, s) => s);
+    const unit = event.unit === "chips" ? "chips" : event.unit === "crosses" ? "crosses" : "points";
+    const parts = [h("div", { class: "scroll" }, h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, unit))),
+      h("tbody", {}, rows.map((s) => h("tr", {}, h("th", {}, name(ctx, s)),
+        h("td", {}, `${event.changes[s] > 0 ? "+" : ""}${event.changes[s]}`))))))];
+    if (ctx.game === "jewel" && Array.isArray(event.seats)) parts.push(jewelHands(ctx, event), jewelChart(ctx, event.matrix));
+    return panel(`Deal ${event.deal} settled`, parts);
+  }
+
+  const JEWEL_NUMBERS = [["j", "jewel points"], ["q", "pack penalty"], ["bonus", "bonus"], ["penalty", "penalty"],
+                         ["s", "hand score"]];
+
+  function jewelHands(ctx, event) {
+    return event.seats.map((r, seat) => {
+      const a = r.arrangement || {};
+      const numbers = JEWEL_NUMBERS.filter(([k]) => typeof r[k] === "number").map(([k, what]) => `${what} ${r[k]}`);
+      return h("div", { class: "shown-hand" },
+        h("p", {}, h("b", {}, name(ctx, seat)), ` ${Words.value(r.status)}${seat === event.declarer ? " (the declarer)" : ""}: `,
+          numbers.join(", "), "."),
+        r.kept_jewels && r.kept_jewels.length ? h("div", { class: "seat-value" }, "jewels kept:", cards(r.kept_jewels, ctx)) : null,
+        a.compulsory ? h("div", { class: "seat-value" }, "compulsory sequence:", cards(a.compulsory, ctx)) : null,
+        (a.triples || []).map((t) => h("div", { class: "seat-value" }, `${Words.value(t.kind)}:`, cards(t.cards, ctx))),
+        a.unarranged && a.unarranged.length ? h("div", { class: "seat-value" }, "unarranged:", cards(a.unarranged, ctx)) : null);
+    });
+  }
+
+  // The chart: the cell in row i, column k is what k pays i.
+  function jewelChart(ctx, matrix) {
+    if (!Array.isArray(matrix)) return null;
+    return h("div", { class: "scroll" }, h("table", { class: "grid chart" },
+      h("caption", {}, "The chart: what each player (column) pays each player (row)"),
+      h("thead", {}, h("tr", {}, h("th", {}, ""), matrix.map((_, k) => h("th", {}, name(ctx, k))))),
+      h("tbody", {}, matrix.map((row, i) => h("tr", {}, h("th", {}, name(ctx, i)),
+        row.map((x, k) => h("td", {}, i === k ? "" : String(x))))))));
+  }
+
+  return { middle, stage, seatLine, panels, side, show, chalkBoard, styrivoltDeals, partnership, settlement };
 })();
 
 const Result = (() => {
@@ -483,7 +523,7 @@ const Result = (() => {
     const pay = r.payoffs || [];
     const scores = r.scores || [];
     const order = (r.ranking && r.ranking.length ? r.ranking : pay.map((_, s) => s));
-    const place = places(pay.some((p) => p !== 0) ? pay : scores);
+    const place = Array.isArray(r.places) ? r.places : places(pay.some((p) => p !== 0) ? pay : scores);
     const rows = order.map((s) => h("tr", { class: s === ctx.mySeat ? "me" : null },
       h("td", {}, place[s] === undefined ? "" : `${place[s]}.`), h("th", {}, TableView.seatName(ctx, s)),
       scores.length ? h("td", {}, String(scores[s])) : null,

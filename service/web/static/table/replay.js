@@ -60,6 +60,8 @@
       const answer = await step(at);
       if (answer.version !== at) return;  // a later click won
       TableView.draw($("table"), ctx, answer);
+      const settled = (answer.events || []).filter((e) => e.type === "deal_settled" && Array.isArray(e.changes));
+      if (settled.length) $("table").prepend(...settled.map((e) => Facts.settlement(ctx, e)));
       const events = (answer.events || []).map((e) => Words.words(e.type));
       $("caused").textContent = at && events.length ? `It caused: ${events.join(", ")}.` : "";
       document.body.dataset.step = at;
