@@ -271,4 +271,6 @@ def test_a_jewel_replay_shows_the_hands_melds_and_the_chart(server: tuple[str, F
     text = browser.find_element(By.ID, "table").text
     assert "settled" in text and "The chart" in text and "hand score" in text, text
     assert browser.find_elements(By.CSS_SELECTOR, "table.chart td")
-    check_reads_as_words(browser, "jewel", {"kept_jewels": 1, "full_hand": 1, "stock_size": 1})
+    log = client.get(f"/v1/sessions/{session.sid}/log").get_json()
+    replayed = client.post("/v1/games/jewel/replay", json=log["replay"])
+    check_reads_as_words(browser, "jewel", replayed.get_json())  # the state's keys and the settlement's
