@@ -123,7 +123,8 @@ def check_reads_as_words(driver: webdriver.Chrome, gid: str, view: dict[str, Any
 
 def check_every_legal_move_has_a_control(driver: webdriver.Chrome, gid: str, legal: list[dict[str, Any]]) -> None:
     controls = {json.dumps(json.loads(e.get_attribute("data-move")), sort_keys=True)
-                for e in driver.find_elements(By.CSS_SELECTOR, "#hand [data-move]") if e.is_displayed()}
+                for e in driver.find_elements(By.CSS_SELECTOR, "#hand [data-move]")
+                if e.is_displayed() and e.is_enabled()}
     missing = [m for m in legal if json.dumps(m, sort_keys=True) not in controls]
     assert not missing, (gid, missing)
 
