@@ -4,126 +4,28 @@ chromedriver (tests/run.sh installs both with apt-get; nothing is downloaded at 
 Two seats' pages play a whole two-player Femkort deal by clicks while a spectator's page watches. Checked:
 the spectator's page shows each move within a second; a refused move shows the referee's sentence; no
 response the spectator's page received and nothing in its DOM ever holds a card that is in a hand at that
-moment, nor one of the undealt cards; the replay steps through the finished match; /docs renders. It saves
-the screenshots that the README shows (docs/screenshots/). Then, for every game, the page of the seat to act
-offers each of its legal moves as a control, and using one plays it.
+moment, nor one of the undealt cards; the replay steps through the finished match; /docs renders. It takes
+the screenshots that the README shows (written into docs/screenshots/ only with UPDATE_SCREENSHOTS=1). Then,
+for every game, the page of the seat to act offers each of its legal moves as a control, and using one plays it.
 """
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from flask import Flask
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from werkzeug.serving import make_server
 
 from service.engine.cards import STANDARD_PACK
+from tests.web.browsing import (CARD, SPECTATOR, Shots, Tap, cards_in, click, spectator_dom_cards, wait_live,
+                                wait_version)
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 SEED = "c0ffee" * 6
 NAMES = "Ann,Bo"
-SPECTATOR = "spectator"  # the value of the header the spectator's tab adds to every request it makes
-CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
-
-
-class Tap:
-    """WSGI middleware that keeps every byte answered to the spectator's tab (its requests carry a header
-    that only that tab sends), streamed bodies included, as they are sent."""
-
-    def __init__(self, app: Flask) -> None:
-        self.app = app
-        self.lock = threading.Lock()
-        self.responses: list[tuple[str, str, bytearray]] = []  # (path, content type, body so far)
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("HTTP_X_TABLE_TEST") != SPECTATOR:
-            return self.app(environ, start_response)
-        record: list[Any] = [environ.get("PATH_INFO", ""), "", bytearray()]
-
-        def tapped_start(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
-            record[1] = dict(headers).get("Content-Type", "")
-            return start_response(status, headers, *rest)
-
-        with self.lock:
-            self.responses.append(record)  # type: ignore[arg-type]
-        return self._copy(self.app(environ, tapped_start), record[2])
-
-    def _copy(self, body: Iterable[bytes], into: bytearray) -> Iterator[bytes]:
-        try:
-            for chunk in body:
-                with self.lock:
-                    into.extend(chunk)
-                yield chunk
-        finally:
-            close = getattr(body, "close", None)
-            if close:
-                close()
-
-    def json_documents(self) -> list[tuple[str, Any]]:
-        """Every JSON document the spectator received: whole JSON bodies and each event's data."""
-        out = []
-        with self.lock:
-            records = [(p, t, bytes(b)) for p, t, b in self.responses]
-        for path, kind, body in records:
-            if kind.startswith("application/json") or kind.startswith("application/problem+json"):
-                out.append((path, json.loads(body)))
-            elif kind.startswith("text/event-stream"):
-                out += [(path, json.loads(line[6:])) for line in body.decode().splitlines() if line.startswith("data: ")]
-        return out
-
-    def raw(self) -> bytes:
-        with self.lock:
-            return b"".join(bytes(b) for _, _, b in self.responses)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[str, Flask, Tap]]:
-    from service.app import create_app
-    from service.config import Config
-    from tests.redis_server import RedisServer
-
-    with RedisServer() as redis:
-        app = create_app(Config(redis_url=redis.url, key_prefix="table:", session_quota=None, log_level="WARNING",
-                                events_heartbeat=2.0))
-        tap = Tap(app)
-        httpd = make_server("127.0.0.1", 0, tap, threaded=True)
-        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{httpd.server_port}", app, tap
-        finally:
-            httpd.shutdown()
-            thread.join(5)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.fail("chromium and chromium-driver are not installed: tests/run.sh installs them with apt-get")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=420,1000", "--disable-extensions", "--no-first-run", "--hide-scrollbars"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))  # no selenium-manager
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 class Api:
@@ -147,37 +49,11 @@ class Api:
         return views[0]["version"], {c for v in views for c in v["view"]["hands"][v["seat"]]}
 
 
-def cards_in(value: Any) -> set[str]:
-    return set(CARD.findall(json.dumps(value)))
-
-
-def wait_version(driver: webdriver.Chrome, version: int, timeout: float) -> None:
-    WebDriverWait(driver, timeout, poll_frequency=0.02).until(
-        lambda d: d.execute_script("return document.body.dataset.version") == str(version))
-
-
-def click(driver: webdriver.Chrome, element: Any) -> None:
-    """A real click, on the element scrolled to the middle of the window (as a person scrolls to it first)."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
-
-
-def wait_live(driver: webdriver.Chrome) -> None:
-    """Until the page follows the event stream."""
-    WebDriverWait(driver, 5, poll_frequency=0.02).until(
-        lambda d: d.execute_script("return document.body.dataset.live") == "true")
-
-
-def spectator_dom_cards(driver: webdriver.Chrome) -> set[str]:
-    html = driver.execute_script("return document.documentElement.outerHTML")
-    return set(re.findall(r'data-card="([^"]+)"', html)) | set(CARD.findall(html))
-
-
-def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser: webdriver.Chrome) -> None:
+def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser: webdriver.Chrome,
+                                         shots: Shots) -> None:
     base, app, tap = server
     api = Api(app)
     driver = browser
-    SHOTS.mkdir(parents=True, exist_ok=True)
 
     windows = {}
     for seat in (0, 1):
@@ -210,7 +86,7 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
         wait_version(driver, version, 5)
         wrong = [c for c in hand if c not in legal]
         if wrong and not refused:
-            refused.append(check_refusal(driver, api, actor, wrong[0], version))
+            refused.append(check_refusal(driver, api, actor, wrong[0], version, shots))
         if version == 0:
             check_not_your_turn(driver, windows[1 - actor], api, 1 - actor, version)
             driver.switch_to.window(windows[actor])
@@ -226,10 +102,10 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
         assert not shown & in_hands, f"the spectator's page shows a card in a hand: {shown & in_hands}"
         assert not shown & (set(STANDARD_PACK) - dealt), "the spectator's page shows an undealt card"
         if version == 3:
-            driver.save_screenshot(str(SHOTS / "spectator.png"))
+            shots.save(driver, "spectator.png", docs=True)
             driver.switch_to.window(windows[1])
             wait_version(driver, version, 2)
-            driver.save_screenshot(str(SHOTS / "seat.png"))
+            shots.save(driver, "seat.png", docs=True)
 
     assert version == 10 and refused, (version, refused)
     print(f"spectator page behind a click: max {max(latencies) * 1000:.0f} ms, "
@@ -241,11 +117,11 @@ def test_a_femkort_deal_played_by_clicks(server: tuple[str, Flask, Tap], browser
     wait_version(driver, version, 2)
     assert driver.execute_script("return document.body.dataset.finished") == "true"
     assert "The match is over" in driver.find_element(By.CSS_SELECTOR, ".status").text
-    check_replay(driver, base, api)
-    check_docs(driver, base)
+    check_replay(driver, base, api, shots)
+    check_docs(driver, base, shots)
 
 
-def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, version: int) -> str:
+def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, version: int, shots: Shots) -> str:
     """Clicking a card the rules do not allow posts it; the referee's sentence is shown, nothing moves."""
     expected = api.client.post(f"/v1/sessions/{api.sid}/moves", json={
         "move": {"seat": seat, "action": "play", "card": card}, "version": version},
@@ -256,7 +132,7 @@ def check_refusal(driver: webdriver.Chrome, api: Api, seat: int, card: str, vers
     message = WebDriverWait(driver, 3).until(lambda d: d.find_element(By.ID, "message").text or None)
     assert message == expected["detail"]
     assert api.hands()[0] == version
-    driver.save_screenshot(str(SHOTS / "refused.png"))
+    shots.save(driver, "refused.png", docs=True)
     return message
 
 
@@ -282,27 +158,27 @@ def check_spectator_traffic(tap: Tap, hidden_by_version: dict[int, set[str]], un
     assert not set(CARD.findall(tap.raw().decode(errors="replace"))) & undealt
 
 
-def check_replay(driver: webdriver.Chrome, base: str, api: Api) -> None:
+def check_replay(driver: webdriver.Chrome, base: str, api: Api, shots: Shots) -> None:
     driver.get(f"{base}/table/{api.sid}/replay?names={NAMES}")
     WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "0")
     for step in (1, 2, 3):
         driver.find_element(By.ID, "next").click()
         WebDriverWait(driver, 5).until(lambda d, s=step: d.execute_script("return document.body.dataset.step") == str(s))
     assert "Move 3 of 10" in driver.find_element(By.ID, "step").text
-    assert len(driver.find_elements(By.CSS_SELECTOR, ".trick .card")) >= 1
-    driver.save_screenshot(str(SHOTS / "replay.png"))
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".felt .play .card")) >= 1
+    shots.save(driver, "replay.png", docs=True)
     driver.find_element(By.ID, "last").click()
     WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "10")
     assert "The match is over" in driver.find_element(By.CSS_SELECTOR, ".status").text
 
 
-def check_docs(driver: webdriver.Chrome, base: str) -> None:
+def check_docs(driver: webdriver.Chrome, base: str, shots: Shots) -> None:
     driver.set_window_size(1100, 900)
     driver.get(f"{base}/docs")
     WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".opblock-summary"))
     assert "Card Referee" in driver.find_element(By.CSS_SELECTOR, ".info .title").text
     assert len(driver.find_elements(By.CSS_SELECTOR, ".opblock")) >= 10
-    driver.save_screenshot(str(SHOTS / "docs.png"))
+    shots.save(driver, "docs.png", docs=True)
     driver.get(f"{base}/games/femkort")
     assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Femkort")
 
@@ -380,7 +256,7 @@ def test_a_clocked_session_shows_its_clocks_and_a_seat_can_concede(server: tuple
     click(driver, driver.find_element(By.CSS_SELECTOR, ".give-up summary"))
     click(driver, driver.find_element(By.ID, "concede"))
     WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.finished") == "true")
-    status = driver.find_element(By.CSS_SELECTOR, ".status").text
+    status = driver.find_element(By.CSS_SELECTOR, ".result").text
     assert "by a concession" in status and "forfeited" in status, status
     assert client.get(f"/v1/sessions/{sid}").get_json()["result"]["forfeited"] == actor
     driver.get(f"{base}/table/{sid}/replay?names={NAMES}")  # no move was made: the concession is the one step
@@ -388,4 +264,4 @@ def test_a_clocked_session_shows_its_clocks_and_a_seat_can_concede(server: tuple
     click(driver, driver.find_element(By.ID, "last"))
     WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.body.dataset.step") == "1")
     assert driver.find_element(By.ID, "step").text.startswith("The end:")
-    assert "by a concession" in driver.find_element(By.CSS_SELECTOR, ".status").text
+    assert "by a concession" in driver.find_element(By.CSS_SELECTOR, ".result").text

@@ -1,6 +1,20 @@
-// Talking to the service: JSON requests, and the session's event stream read with fetch.
-// EventSource cannot send an Authorization header, so a seat's page reads the text/event-stream itself and
-// sends its token as a header like every other request; the token never goes into a URL.
+// Every call the table pages make to the service, and nothing else. The pages use only these functions, so
+// another client (a generated or bundled one) can replace this file's body as long as it keeps them:
+//
+//   Api.session(sid, token)           GET  /v1/sessions/{sid}            -> the seat's answer (token null: spectator)
+//   Api.move(sid, token, move, version) POST /v1/sessions/{sid}/moves    -> the answer after the move
+//   Api.end(sid, token, what)         POST /v1/sessions/{sid}/{what}     what: "concede" or "abort" -> the answer
+//   Api.log(sid)                      GET  /v1/sessions/{sid}/log        -> the public log
+//   Api.game(game)                    GET  /v1/games/{game}              -> the catalogue entry
+//   Api.replay(game, body)            POST /v1/games/{game}/replay       -> the envelope after body.moves
+//   Api.view(game, state, tag, seat)  POST /v1/games/{game}/view         -> {view} (seat null: spectator)
+//   Api.follow(sid, token, handlers)  GET  /v1/sessions/{sid}/events     -> {stop()}; handlers: view, gap, end,
+//                                     gone, error, status(up)
+//   Api.Problem                       the error every call throws for a non-2xx answer: .status, .body
+//                                     (the problem+json), .message (its detail)
+//
+// All return promises but follow. EventSource cannot send an Authorization header, so the stream is read with
+// fetch and the text/event-stream parsed here; the token goes as a header on every request, never into a URL.
 "use strict";
 
 const Api = (() => {
@@ -106,5 +120,17 @@ const Api = (() => {
     return { stop() { stopped = true; if (controller) controller.abort(); } };
   }
 
-  return { json, follow, Problem };
+  const path = (...parts) => parts.map(encodeURIComponent).join("/");
+
+  const session = (sid, token) => json(`/v1/sessions/${path(sid)}`, { token });
+  const move = (sid, token, m, version) => json(`/v1/sessions/${path(sid)}/moves`,
+                                                { token, method: "POST", body: { move: m, version } });
+  const end = (sid, token, what) => json(`/v1/sessions/${path(sid, what)}`, { token, method: "POST", body: {} });
+  const log = (sid) => json(`/v1/sessions/${path(sid)}/log`);
+  const game = (gid) => json(`/v1/games/${path(gid)}`);
+  const replay = (gid, body) => json(`/v1/games/${path(gid)}/replay`, { method: "POST", body });
+  const view = (gid, state, tag, seat) => json(`/v1/games/${path(gid)}/view`,
+                                               { method: "POST", body: { state, state_tag: tag || null, seat } });
+
+  return { session, move, end, log, game, replay, view, follow, Problem };
 })();

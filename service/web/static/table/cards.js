@@ -152,6 +152,11 @@ const Cards = (() => {
     return svg;
   }
 
-  return { face, back, name, facesFor, choices: (game) => PACKS[game] || ["french"],
+  // A suit's name on the chosen faces: "hearts", "leaves", "copas".
+  function suitName(suit, faces = "french") {
+    return SUIT_NAMES[faces] ? SUIT_NAMES[faces][suit] || String(suit) : String(suit);
+  }
+
+  return { face, back, name, suitName, facesFor, choices: (game) => PACKS[game] || ["french"],
            isCode: (v) => typeof v === "string" && CODE.test(v) };
 })();

@@ -27,9 +27,8 @@
       const body = { ...log.replay, moves: log.replay.moves.slice(0, k) };
       if (k <= moves.length) delete body.end;
       steps.set(k, (async () => {
-        const env = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/replay`, { method: "POST", body });
-        const seen = await Api.json(`/v1/games/${encodeURIComponent(log.game)}/view`, {
-          method: "POST", body: { state: env.state, state_tag: env.state_tag || null, seat: null } });
+        const env = await Api.replay(log.game, body);
+        const seen = await Api.view(log.game, env.state, env.state_tag, null);
         const hands = env.state.sealed ? undefined : env.state.hands;  // a sealed state keeps them in its box
         return { version: k, view: { ...seen.view, ...(hands ? { hands } : {}) }, to_act: env.to_act,
                  finished: env.finished, result: env.result, events: env.events };
@@ -41,8 +40,10 @@
   function describe(k) {
     if (k === 0) return "The deal, before the first move.";
     const entry = k <= moves.length ? moves[k - 1] : ending();
-    const who = ctx.names[entry.seat] || `Seat ${entry.seat}`;
-    if (k > moves.length) return `The end: ${who}: ${entry.type || log.replay.end.by}${entry.reason ? ` (${entry.reason})` : ""}`;
+    const who = TableView.seatName(ctx, entry.seat);
+    if (k > moves.length) {
+      return `The end: ${who}: ${Words.words(entry.type || log.replay.end.by)}${entry.reason ? ` (${Words.words(entry.reason)})` : ""}`;
+    }
     return `Move ${k} of ${moves.length}: ${who}: ${TableView.moveLabel(entry.move, ctx.faces)}`;
   }
 
@@ -59,7 +60,9 @@
       const answer = await step(at);
       if (answer.version !== at) return;  // a later click won
       TableView.draw($("table"), ctx, answer);
-      const events = (answer.events || []).map((e) => e.type.replace(/_/g, " "));
+      const settled = (answer.events || []).filter((e) => e.type === "deal_settled" && Array.isArray(e.changes));
+      if (settled.length) $("table").prepend(...settled.map((e) => Facts.settlement(ctx, e)));
+      const events = (answer.events || []).map((e) => Words.words(e.type));
       $("caused").textContent = at && events.length ? `It caused: ${events.join(", ")}.` : "";
       document.body.dataset.step = at;
       if (at < last) step(at + 1).catch(() => null);
@@ -70,19 +73,19 @@
 
   async function start() {
     try {
-      log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+      log = await Api.log(sid);
     } catch (err) {
       say(err.message);
       return;
     }
-    const info = await Api.json(`/v1/games/${encodeURIComponent(log.game)}`).catch(() => null);
+    const info = await Api.game(log.game).catch(() => null);
     $("title").textContent = `${info ? info.name : log.game}: replay`;
     $("back").href = `/table/${encodeURIComponent(sid)}${location.search}`;
     if (!log.finished || !log.replay) {
       say(`The match is not over (${log.entries.length} moves so far): its replay opens when it ends, with the seed.`);
       return;
     }
-    ctx = { names: (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24)),
+    ctx = { game: log.game, names: (query.get("names") || "").split(",").map((n) => n.trim().slice(0, 24)),
             faces: Cards.facesFor(log.game, query.get("faces") || localStorage.getItem(`faces:${log.game}`) || ""),
             mySeat: null, players: log.players };
     const slider = $("slider");

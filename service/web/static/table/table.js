@@ -58,40 +58,67 @@
     return TableView.moveLabel(shown, state.ctx.faces);
   }
 
-  // A legal move with ranges: a small form with a number box per ranged parameter.
+  // A legal move with ranges: a small form, a number box per ranged amount and a box per card of a set to choose.
   function rangedControl(move) {
-    const inputs = Object.entries(move.ranges).map(([k, r]) =>
-      h("label", {}, `${k.replace(/_/g, " ")} `,
-        h("input", { type: "number", name: k, min: r.min, max: r.max, step: 1, value: move[k], required: true })));
+    const fields = Object.entries(move.ranges).map(([k, r]) => r.choose !== undefined
+      ? h("fieldset", { class: "choose", "data-name": k, "data-choose": r.choose },
+          h("legend", {}, `choose ${r.choose}`),
+          r.from.map((card) => h("label", { class: "pick" },
+            h("input", { type: "checkbox", value: card, checked: (move[k] || []).includes(card) }),
+            Cards.face(card, state.ctx.faces))))
+      : h("label", {}, `${Words.words(k)} `,
+          h("input", { type: "number", name: k, min: r.min, max: r.max, step: 1, value: move[k], required: true })));
     return h("form", { class: "ranged", "data-move": JSON.stringify(move), onsubmit: (e) => {
       e.preventDefault();
       const out = { ...move };
       delete out.ranges;
-      for (const input of e.target.querySelectorAll("input")) out[input.name] = Number(input.value);
+      for (const input of e.target.querySelectorAll("input[type=number]")) out[input.name] = Number(input.value);
+      for (const set of e.target.querySelectorAll("fieldset.choose")) {
+        out[set.dataset.name] = [...set.querySelectorAll("input:checked")].map((i) => i.value);
+      }
       submit(out);
-    } }, inputs, h("button", { type: "submit" }, moveLabel(move)));
+    } }, fields, h("button", { type: "submit" }, moveLabel(move)));
   }
 
+  function moveButton(move, cls, ...content) {
+    return h("button", { type: "button", class: cls, "data-move": JSON.stringify(move), onclick: () => submit(move) },
+             content.length ? content : moveLabel(move));
+  }
+
+  // The seat's hand and every move it may make: a card of the hand plays it, the other moves are buttons (a
+  // card-carrying move of another kind, such as Jewel's declaration, is a row of small cards of its own).
   function handAndActions(answer) {
     if (state.ctx.mySeat === null) return null;
     const hands = answer.view.hands || [];
     const hand = Array.isArray(hands[state.ctx.mySeat]) ? hands[state.ctx.mySeat] : [];
     const legal = answer.legal_moves;
-    const byCard = new Map(legal.filter((m) => simpleCardMove(m) && hand.includes(m.card)).map((m) => [m.card, m]));
-    const others = legal.filter((m) => !byCard.has(m.card) || !simpleCardMove(m));
     const action = cardAction(answer);
+    const byCard = new Map(legal.filter((m) => simpleCardMove(m) && m.action === action && hand.includes(m.card))
+      .map((m) => [m.card, m]));
+    const others = legal.filter((m) => byCard.get(m.card) !== m);
+    const cardMoves = new Map();  // action -> its simple card moves that are not the hand's own
+    for (const m of others) {
+      if (simpleCardMove(m) && hand.includes(m.card) && !m.ranges) {
+        cardMoves.set(m.action, [...(cardMoves.get(m.action) || []), m]);
+      }
+    }
+    const rest = others.filter((m) => !(simpleCardMove(m) && hand.includes(m.card) && !m.ranges));
     const cards = hand.map((card, i) => {
       const move = byCard.get(card) || { seat: state.ctx.mySeat, action, card };
       return h("button", { type: "button", class: `hand-card${byCard.has(card) ? " legal" : ""}`, "data-card": card,
-                           "data-index": i, "aria-label": `${move.action} ${Cards.name(card, state.ctx.faces)}`,
-                           onclick: () => submit(move) }, Cards.face(card, state.ctx.faces));
+                           "data-index": i, "data-move": byCard.has(card) ? JSON.stringify(move) : null,
+                           "aria-label": moveLabel(move), onclick: () => submit(move) },
+               Cards.face(card, state.ctx.faces));
     });
-    return h("section", { class: "mine", "aria-label": "your hand" },
-      h("h3", {}, "Your hand"),
-      h("div", { class: "hand" }, cards.length ? cards : h("p", { class: "muted" }, "No cards")),
-      others.length ? h("div", { class: "actions" }, others.map((m) => m.ranges ? rangedControl(m)
-        : h("button", { type: "button", class: "action", "data-move": JSON.stringify(m), onclick: () => submit(m) },
-            moveLabel(m)))) : null,
+    const mine = answer.to_act.includes(state.ctx.mySeat);
+    return h("section", { class: `mine${mine ? " yours" : ""}`, "aria-label": "your hand" },
+      h("div", { class: "mine-head" }, h("h3", {}, mine ? "Your hand: your turn" : "Your hand"),
+        rest.length ? h("div", { class: "actions" }, rest.map((m) => m.ranges ? rangedControl(m)
+          : moveButton(m, "action"))) : null),
+      h("div", { class: "hand" }, cards.length ? cards : h("p", { class: "muted" }, "No cards in your hand")),
+      [...cardMoves].map(([verb, moves]) => h("div", { class: "card-moves" },
+        h("span", {}, `Or ${Words.move({ action: verb }, state.ctx.faces)}, with:`),
+        moves.map((m) => moveButton(m, "mini-card", Cards.face(m.card, state.ctx.faces))))),
       // A service whose answers carry "clock" has concessions and aborts.
       answer.finished || !("clock" in answer) ? null : h("details", { class: "give-up" },
         h("summary", {}, "Give up or call off"),
@@ -101,12 +128,15 @@
 
   // A concession or an abort: the service refuses an abort once a trick is complete, in its own words.
   async function end(what) {
-    await send(`/v1/sessions/${encodeURIComponent(sid)}/${what}`, {});
+    await send(() => Api.end(sid, token, what));
   }
 
   function redraw() {
     if (!state.answer) return;
-    TableView.draw($("table"), state.ctx, state.answer, { hand: handAndActions(state.answer) });
+    TableView.draw($("table"), state.ctx, state.answer);
+    const hand = handAndActions(state.answer);
+    $("hand").replaceChildren(...(hand && !state.answer.finished ? [hand] : []));
+    $("hand").hidden = !hand || state.answer.finished;
     document.body.dataset.version = state.answer.version;
     document.body.dataset.finished = state.answer.finished;
   }
@@ -131,22 +161,23 @@
   }
 
   async function submit(move) {
-    const body = { move: { ...move }, version: state.answer.version };
-    delete body.move.ranges;
-    await send(`/v1/sessions/${encodeURIComponent(sid)}/moves`, body);
+    const posted = { ...move };
+    delete posted.ranges;
+    const version = state.answer.version;
+    await send(() => Api.move(sid, token, posted, version));
   }
 
-  async function send(url, body) {
+  async function send(call) {
     if (state.busy) return;
     state.busy = true;
     try {
-      const answer = await Api.json(url, { token, method: "POST", body });
+      const answer = await call();
       say("");
       show(answer);
     } catch (err) {
       if (err instanceof Api.Problem && err.body.code === "version_conflict") {
         say("The table moved on before your move arrived; look again and choose.", "notice");
-        show(await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token }));
+        show(await Api.session(sid, token));
       } else {
         say(err.message);
       }
@@ -157,24 +188,24 @@
 
   // A log entry in words: a move (with what it hides), or how a seat's turn or the match ended.
   function describe(entry) {
-    const who = state.ctx.names[entry.seat] || `Seat ${entry.seat}`;
+    const who = TableView.seatName(state.ctx, entry.seat);
     if (entry.move === undefined) {
-      const why = entry.reason ? ` (${entry.reason})` : "";
-      return `${who}: ${String(entry.type || "?").replace(/_/g, " ")}${why}${entry.ends ? "; the match is over" : ""}`;
+      const why = entry.reason ? ` (${Words.words(entry.reason)})` : "";
+      return `${who}: ${Words.words(entry.type || "an event")}${why}${entry.ends ? "; the match is over" : ""}`;
     }
     const rest = moveLabel({ ...entry.move, seat: entry.seat });
-    const hidden = entry.hidden && entry.hidden.length ? ` (${entry.hidden.join(", ")} hidden)` : "";
+    const hidden = entry.hidden && entry.hidden.length ? ` (${entry.hidden.map(Words.words).join(", ")} hidden)` : "";
     const auto = entry.auto ? (entry.timeout ? " (played by the referee: time was up)" : " (played by the referee)") : "";
     return `${who}: ${rest}${hidden}${auto}`;
   }
 
   async function refreshFeed() {
     try {
-      const log = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}/log`);
+      const log = await Api.log(sid);
       const fresh = log.entries.filter((e) => e.version > state.logSeen);
       const feed = $("feed");
       for (const entry of fresh) {
-        feed.prepend(h("li", { "data-version": entry.version }, h("span", { class: "muted" }, `#${entry.version} `),
+        feed.prepend(h("li", { "data-version": entry.version }, h("span", { class: "num" }, `${entry.version}.`),
                        describe(entry)));
         state.logSeen = Math.max(state.logSeen, entry.version);
       }
@@ -189,13 +220,14 @@
     if (!sid) { say("No session id in the address."); return; }
     let first;
     try {
-      first = await Api.json(`/v1/sessions/${encodeURIComponent(sid)}`, { token });
+      first = await Api.session(sid, token);
     } catch (err) {
       say(err.status === 401 ? "This seat's link is not valid for this session." : err.message);
+      $("moves").hidden = true;
       return;
     }
-    state.info = await Api.json(`/v1/games/${encodeURIComponent(first.game)}`).catch(() => null);
-    state.ctx = { names: names(), faces: facesChoice(first.game), mySeat: first.seat,
+    state.info = await Api.game(first.game).catch(() => null);
+    state.ctx = { game: first.game, names: names(), faces: facesChoice(first.game), mySeat: first.seat,
                   players: first.view.players || (first.view.hand_sizes || []).length };
     const gameName = state.info ? state.info.name : first.game;
     document.title = `${gameName} - ${first.seat === null ? "spectator" : TableView.seatName(state.ctx, first.seat)}`;

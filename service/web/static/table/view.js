@@ -1,19 +1,17 @@
 // Draws one moment of a table from what the service shows: a seat's or a spectator's view (live), or a
-// whole state (replay). It reads the keys every game shares (docs/events.md) and lists the rest.
+// whole state (replay). The seats sit around the table, the trick lies in the middle in front of the seats
+// that played it, and each game's own facts (facts.js) are written the way its players say them: names, not
+// seat numbers; words, not state keys.
 "use strict";
 
 const TableView = (() => {
-  // Keys drawn in their own place, or never shown (the state's record, the options, the seed...).
-  const PLACED = new Set(["game", "v", "players", "options", "seat", "turn", "hands", "hand_sizes", "trick",
-                          "tricks", "dealer", "deal_no", "phase", "turn_up", "trump", "pot", "log", "before",
-                          "seed", "deals", "dealings", "rng", "pending"]);
-  const SUITS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-
   function h(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
       if (v === null || v === undefined || v === false) continue;
       if (k === "class") node.className = v;
+      // Styles through the CSSOM: the pages' Content-Security-Policy refuses style attributes.
+      else if (k === "style") for (const [prop, x] of Object.entries(v)) node.style.setProperty(prop, x);
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else node.setAttribute(k, v === true ? "" : String(v));
     }
@@ -24,35 +22,15 @@ const TableView = (() => {
     return node;
   }
 
+  // A seat as people call it: the name given in ?names=, else "Seat 2".
   function seatName(ctx, seat) {
     if (seat === null || seat === undefined) return "nobody";
     const given = ctx.names[seat];
-    return given ? `${given} (seat ${seat})` : `Seat ${seat}`;
+    return given || `Seat ${seat}`;
   }
 
   function cardRow(cards, faces, cls = "cards") {
     return h("div", { class: cls }, cards.map((c) => Cards.isCode(c) ? Cards.face(c, faces) : Cards.back()));
-  }
-
-  // A card given as {rank, suit} (some views do) is the card of that code.
-  function asCard(v) {
-    if (v && typeof v === "object" && !Array.isArray(v) && Cards.isCode(`${v.rank}${v.suit}`)) return `${v.rank}${v.suit}`;
-    return v;
-  }
-
-  // A value of the view as the table shows it: cards drawn, the rest written out compactly.
-  function value(raw, faces) {
-    const v = Array.isArray(raw) ? raw.map(asCard) : asCard(raw);
-    if (Cards.isCode(v)) return cardRow([v], faces, "cards small");
-    if (Array.isArray(v) && v.length && v.every(Cards.isCode)) return cardRow(v, faces, "cards small");
-    if (v === null || v === undefined || (Array.isArray(v) && !v.length)) return h("span", { class: "muted" }, "none");
-    if (typeof v === "object") return h("code", {}, JSON.stringify(v));
-    return h("span", {}, String(v));
-  }
-
-  function perSeatKeys(view, players) {
-    return Object.keys(view).filter((k) => !PLACED.has(k) && Array.isArray(view[k]) && view[k].length === players
-                                          && view[k].every((x) => typeof x === "number"));
   }
 
   function clockText(ms) {
@@ -77,7 +55,16 @@ const TableView = (() => {
     return h("div", { class: `clock${clock.running ? " running" : ""}` }, parts);
   }
 
-  function seatPanel(ctx, answer, seat, stats) {
+  // Where seat `seat` sits, as a fraction of the table's width and height: the page's own seat (or seat 0 for
+  // a spectator) at the bottom, the next seats clockwise, that is to its left, as at a real table.
+  function place(ctx, seat, radius) {
+    const n = ctx.players;
+    const bottom = ctx.mySeat === null || ctx.mySeat === undefined ? 0 : ctx.mySeat;
+    const angle = Math.PI / 2 + (((seat - bottom + n) % n) * 2 * Math.PI) / n;
+    return { x: 50 + radius.x * Math.cos(angle), y: 50 + radius.y * Math.sin(angle) };
+  }
+
+  function seatPanel(ctx, answer, seat) {
     const view = answer.view;
     const toAct = (answer.to_act || []).includes(seat);
     const clock = answer.clock && (answer.clock.seats || []).find((c) => c.seat === seat);
@@ -86,97 +73,90 @@ const TableView = (() => {
     const hand = view.hands && Array.isArray(view.hands[seat]) && seat !== ctx.mySeat ? view.hands[seat] : null;
     const badges = [
       seat === ctx.mySeat ? h("span", { class: "badge you" }, "you") : null,
-      view.dealer === seat ? h("span", { class: "badge" }, "dealer") : null,
-      toAct ? h("span", { class: "badge act" }, "to act") : null,
+      view.dealer === seat ? h("span", { class: "badge", title: "the dealer" }, "dealer") : null,
+      toAct ? h("span", { class: "badge act" }, seat === ctx.mySeat ? "your turn" : "to act") : null,
       presence ? h("span", { class: `presence ${presence.connected ? "on" : "off"}`,
                              title: presence.connected ? "connected" : "not connected" }) : null,
     ];
-    return h("div", { class: `seat${toAct ? " acting" : ""}${view.turn === seat ? " turn" : ""}`, "data-seat": seat },
-      h("div", { class: "seat-name" }, seatName(ctx, seat), " ", badges),
-      stats.length ? h("dl", { class: "stats" }, stats.map((k) => [h("dt", {}, k.replace(/_/g, " ")),
-                                                                   h("dd", {}, String(view[k][seat]))])) : null,
+    const line = Facts.seatLine(ctx, view, seat);
+    const at = place(ctx, seat, { x: 36, y: 37 });
+    return h("div", { class: `seat${toAct ? " acting" : ""}${view.turn === seat ? " turn" : ""}`, "data-seat": seat,
+                      style: { left: `${at.x.toFixed(1)}%`, top: `${at.y.toFixed(1)}%` } },
+      h("div", { class: "seat-name" }, seatName(ctx, seat)), h("div", { class: "badges" }, badges),
       clock ? clockPanel(answer.clock, clock) : null,
-      hand ? cardRow(hand, ctx.faces, "cards small")
-           : size !== null && size !== undefined
-             ? h("div", { class: "backs", title: `${size} cards` }, h("span", { class: "count" }, `${size} cards`),
-                 Array.from({ length: Math.min(size, 12) }, () => Cards.back()))
-             : null);
+      hand ? cardRow(hand, ctx.faces, "cards tiny")
+           : size !== null && size !== undefined && seat !== ctx.mySeat
+             ? h("div", { class: "backs", title: `${size} cards` },
+                 Array.from({ length: Math.min(size, 6) }, () => Cards.back()),
+                 h("span", { class: "count" }, size === 1 ? "1 card" : `${size} cards`))
+             : null,
+      line ? h("div", { class: "seat-line" }, line) : null);
   }
 
-  function played(ctx, plays, faces) {
-    return h("div", { class: "plays" }, plays.map(([seat, card]) =>
-      h("figure", { class: "play" }, Cards.isCode(card) ? Cards.face(card, faces) : Cards.back(),
-        h("figcaption", {}, ctx.names[seat] || `seat ${seat}`))));
+  // The trick being played, each card in front of the seat that played it.
+  function trickInMiddle(ctx, view) {
+    const plays = (view.trick && view.trick.plays) || [];
+    return plays.map(([seat, card], i) => {
+      const at = place(ctx, seat, { x: 17, y: 15 });
+      return h("figure", { class: "play", style: { left: `${at.x.toFixed(1)}%`, top: `${at.y.toFixed(1)}%`, "z-index": String(i + 1) },
+                           "data-seat": seat },
+        Cards.isCode(card) ? Cards.face(card, ctx.faces) : Cards.back(),
+        h("figcaption", {}, seatName(ctx, seat)));
+    });
   }
 
-  function centre(ctx, answer) {
+  function table(ctx, answer) {
     const view = answer.view;
-    const parts = [];
-    const trick = view.trick && view.trick.plays;
-    parts.push(h("section", { class: "trick", "aria-label": "current trick" }, h("h3", {}, "Trick"),
-      trick && trick.length ? played(ctx, trick, ctx.faces) : h("p", { class: "muted" }, "No card played yet")));
+    const seats = Array.from({ length: ctx.players }, (_, s) => seatPanel(ctx, answer, s));
+    const middle = Facts.middle(ctx, view);
+    return h("div", { class: "felt", "aria-label": "the table" },
+      h("div", { class: "middle" }, middle),
+      trickInMiddle(ctx, view), seats);
+  }
+
+  // The last completed trick, on one line under the table.
+  function lastTrick(ctx, view) {
     const last = Array.isArray(view.tricks) && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
-    if (last) {
-      parts.push(h("section", { class: "trick last", "aria-label": "last trick" },
-        h("h3", {}, `Last trick: ${seatName(ctx, last.winner)} won it`), played(ctx, last.plays || [], ctx.faces)));
-    }
-    const facts = [];
-    if (view.turn_up) facts.push(["turn-up", value(view.turn_up, ctx.faces)]);
-    if (view.trump) facts.push(["trumps", h("span", {}, SUITS[view.trump] || String(view.trump))]);
-    if (view.pot !== undefined && view.pot !== null) facts.push(["pot", value(view.pot, ctx.faces)]);
-    const stats = new Set(perSeatKeys(view, ctx.players));
-    for (const [k, v] of Object.entries(view)) {
-      if (PLACED.has(k) || stats.has(k)) continue;
-      if (Array.isArray(v) && v.length === ctx.players && !v.every(Cards.isCode)) {
-        facts.push([k.replace(/_/g, " "), h("div", { class: "per-seat" }, v.map((x, i) =>
-          h("div", { class: "seat-value" }, h("span", { class: "muted" }, `${ctx.names[i] || `seat ${i}`}:`),
-            value(x, ctx.faces))))]);
-      } else {
-        facts.push([k.replace(/_/g, " "), value(v, ctx.faces)]);
-      }
-    }
-    if (facts.length) {
-      parts.push(h("section", { class: "facts", "aria-label": "on the table" }, h("h3", {}, "On the table"),
-        h("dl", {}, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))));
-    }
-    return h("div", { class: "centre" }, parts);
+    if (!last || !last.plays) return null;
+    return h("section", { class: "last-trick", "aria-label": "last trick" },
+      h("span", { class: "label" }, `Trick ${view.tricks.length} to ${seatName(ctx, last.winner)}:`),
+      h("span", { class: "cards tiny" }, last.plays.map(([seat, card]) =>
+        h("span", { class: `mini${seat === last.winner ? " won" : ""}`, title: seatName(ctx, seat) },
+          Cards.isCode(card) ? Cards.face(card, ctx.faces) : Cards.back()))));
   }
 
   function status(ctx, answer) {
     const view = answer.view;
-    if (answer.finished) {
-      const r = answer.result || {};
-      const rank = (r.ranking || []).map((s) => seatName(ctx, s)).join(", ");
-      const pay = (r.payoffs || []).map((p, s) => `${ctx.names[s] || `seat ${s}`} ${p > 0 ? "+" : ""}${p}`).join(" · ");
-      const how = { timeout: "on time", concession: "by a concession", abort: "called off" }[r.ended_by];
-      const forfeit = r.forfeited !== undefined && r.forfeited !== null ? ` ${seatName(ctx, r.forfeited)} forfeited.` : "";
-      return h("p", { class: "status over" }, `The match is over${how ? ` (${how})` : ""}.${forfeit}`,
-        rank ? ` Ranking: ${rank}.` : "", pay ? ` Payoffs: ${pay}.` : "");
-    }
+    if (answer.finished) return null;
     const acting = answer.to_act || [];
-    const who = acting.length ? acting.map((s) => s === ctx.mySeat ? "you" : seatName(ctx, s)).join(", ") : "nobody";
-    const phase = view.phase ? ` (${String(view.phase).replace(/_/g, " ")})` : "";
-    const deal = view.deal_no ? `Deal ${view.deal_no}${phase}. ` : "";
-    return h("p", { class: `status${acting.includes(ctx.mySeat) ? " yours" : ""}` },
-      deal, acting.includes(ctx.mySeat) ? "Your turn." : `To act: ${who}.`);
+    const mine = acting.includes(ctx.mySeat);
+    const others = acting.filter((s) => s !== ctx.mySeat).map((s) => seatName(ctx, s));
+    const stage = Facts.stage(ctx, view);
+    const who = mine ? (others.length ? `Your turn (also ${others.join(", ")}).` : "Your turn.")
+      : acting.length ? `${others.join(", ")} to act.` : "";
+    return h("p", { class: `status${mine ? " yours" : ""}` }, stage ? `${stage} · ` : "", who);
   }
 
-  function seatsOf(ctx, answer) {
-    const stats = perSeatKeys(answer.view, ctx.players);
-    return h("div", { class: "seats" }, Array.from({ length: ctx.players }, (_, s) => seatPanel(ctx, answer, s, stats)));
-  }
-
-  // The whole table. ctx: {names, faces, players, mySeat (null: spectator or replay)}.
-  function draw(root, ctx, answer, extras = {}) {
-    const parts = [status(ctx, answer), seatsOf(ctx, answer), centre(ctx, answer), extras.hand];
+  // The whole table. ctx: {game, names, faces, players, mySeat (null: spectator or replay)}.
+  function draw(root, ctx, answer) {
+    const view = answer.view;
+    const parts = [
+      answer.finished ? Result.panel(ctx, answer) : null,
+      status(ctx, answer),
+      table(ctx, answer),
+      lastTrick(ctx, view),
+      Facts.panels(ctx, view),
+    ];
     root.replaceChildren(...parts.filter(Boolean));
     root.dataset.version = answer.version;
   }
 
   // Only the seats (their clocks and who is connected changed, nothing else).
   function drawSeats(root, ctx, answer) {
-    const old = root.querySelector(".seats");
-    if (old) old.replaceWith(seatsOf(ctx, answer));
+    for (let s = 0; s < ctx.players; s += 1) {
+      const old = root.querySelector(`.felt .seat[data-seat="${s}"]`);
+      if (old) old.replaceWith(seatPanel(ctx, answer, s));
+    }
   }
 
   // Counts down the running clocks between two views (each was drawn with its remaining time).
@@ -186,21 +166,10 @@ const TableView = (() => {
     }
   }
 
-  // A move in words: "play queen of spades", "bid · amount 3". Range bounds are not shown.
+  // A move in words: "play queen of spades", "bid 3", "play king of spades, announcing Bella".
   function moveLabel(move, faces) {
-    let head = move.action.replace(/_/g, " ");
-    const rest = [];
-    for (const [k, v] of Object.entries(move)) {
-      if (["seat", "action", "ranges"].includes(k)) continue;
-      const shown = Cards.isCode(v) ? Cards.name(v, faces)
-        : Array.isArray(v) && !v.length ? "none"
-        : Array.isArray(v) && v.every(Cards.isCode) ? v.join(" ")
-        : typeof v === "string" ? v.replace(/_/g, " ") : JSON.stringify(v);
-      if (k === "card") head += ` ${shown}`;
-      else rest.push(`${k.replace(/_/g, " ")} ${shown}`);
-    }
-    return [head, ...rest].join(" · ");
+    return Words.move(move, faces);
   }
 
-  return { draw, drawSeats, h, seatName, cardRow, value, tickClocks, moveLabel };
+  return { draw, drawSeats, h, seatName, cardRow, tickClocks, moveLabel };
 })();
