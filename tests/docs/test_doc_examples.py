@@ -349,3 +349,25 @@ def test_the_harness_reads_shown_outputs_and_steps() -> None:
     steps = shell_steps(block)
     assert [(s.line, s.expected) for s in steps] == [(10, None), (11, " 1"), (16, None)]
     assert matches('{"a": [1, ...]}', '{"a":[1,2,3]}') and not matches('{"a": [1]}', '{"a":[2]}')
+
+
+# the specification folder the project was built from, and the machine's checkouts ("/" + "work/": so that
+# this file does not name it either)
+OUTSIDE_PATHS = re.compile("|".join([r"\bshared/(?:rules/|API\.md|STYLE\.md|PERF-FLOORS\.md)", "/" + "work/",
+                                     r"/home/\w"]))
+
+
+def test_no_file_of_the_project_names_a_path_outside_the_repository() -> None:
+    """The docs stand on their own: a ruling is stated where it applies, not cited by a path a reader of the
+    project does not have (an engineer's checkout, or the specification folder the project was built from)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files cannot be listed")
+    found = []
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if not name or not path.is_file() or path.suffix in (".png", ".ico", ".woff2"):
+            continue
+        text = path.read_text(errors="replace")
+        found += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in OUTSIDE_PATHS.finditer(text)]
+    assert not found, "\n".join(found)
