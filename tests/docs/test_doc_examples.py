@@ -13,7 +13,9 @@ Against what: one real service, ``gunicorn -c deploy/gunicorn.conf.py`` (tests/d
 with a redis-server of its own, on a free port. ``localhost:8000`` and ``127.0.0.1:8000`` in the examples
 become that port, and every other port an example names (``--port 9001``, ``:9001/``, ``port=9001``) a free
 port of its own, the same throughout the document. A line that starts the service (``./deploy/serve.sh``,
-alone or in the background) is not run: the test serves it. The service runs with ``SESSION_QUOTA=off`` (a
+alone or in the background) is not run: the test serves it. Nor is a ``pip install``: the test command has
+installed the project and its client, and an editable install made from the scratch directory would point the
+venv at it. The service runs with ``SESSION_QUOTA=off`` (a
 tournament creates a session per match; docs/tournaments.md asks for it) and ``EVENTS_MAX=2``, so that an
 event stream ends after two seconds instead of staying open until its match ends.
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -51,6 +54,7 @@ ILLUSTRATION = "<!-- illustration -->"
 SHELL_LANGS = {"sh", "bash", "console"}
 SERVICE_PORT = "8000"
 SERVES = re.compile(r"^\s*(?:[A-Z_]+=\S*\s+)*\./deploy/serve\.sh\b")
+INSTALLS = re.compile(r"^\s*(?:\S*python3?\s+-m\s+)?\S*pip3?\s+install\b")
 PORT_PATTERNS = (r"(?<=:)(\d{4,5})\b", r"(?<=--port[ =])(\d{4,5})\b", r"(?<=port=)(\d{4,5})\b")
 MARK = "CR-DOC-MARK"
 DOCUMENT_SECONDS = 300
@@ -129,6 +133,8 @@ def shell_steps(block: Block) -> list[Step]:
             code = "\n".join(pending)
             if SERVES.match(code):
                 code = f": the test serves the service, so this is not run: {code!r}"
+            elif INSTALLS.match(code):
+                code = f": the test command installed the packages, so this is not run: {code!r}"
             steps.append(Step(start, code))
             pending, shown = [], []
     if pending:
@@ -218,7 +224,15 @@ def started_servers(code: str) -> list[str]:
 def named_files(script: Script) -> list[str]:
     """Files of the checkout that the examples name (a tournament's description, say)."""
     names = {name for step in script.steps for name in re.findall(r"[\w.-]+(?:/[\w.-]+)+", step.code)}
-    return sorted(name for name in names if (ROOT / name).is_file())
+    return sorted(name for name in names if (ROOT / name).is_file() and is_text(ROOT / name))
+
+
+def is_text(path: Path) -> bool:
+    try:
+        path.read_text()
+    except (UnicodeDecodeError, OSError):
+        return False
+    return True
 
 
 def copy_with_ports(scratch: Path, name: str, ports: dict[str, int]) -> None:
@@ -327,7 +341,10 @@ def test_every_example_of_the_document_runs_as_shown(path: Path, service: Instan
         if with_ports((ROOT / name).read_text(), ports) != (ROOT / name).read_text():
             copy_with_ports(scratch, name, ports)
     body = bash_script(script, ports)
-    code, printed = run_script(body, scratch)
+    try:
+        code, printed = run_script(body, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     problems = failures(script, code, printed)
     assert not problems, "\n\n".join(problems)
     shown = [step for step in script.steps if step.expected is not None]
