@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -132,9 +133,9 @@ def shell_steps(block: Block) -> list[Step]:
         if is_complete("\n".join(pending)):
             code = "\n".join(pending)
             if SERVES.match(code):
-                code = f": the test serves the service, so this is not run: {code!r}"
+                code = ": the test serves the service, so this is not run: " + shlex.quote(code)
             elif INSTALLS.match(code):
-                code = f": the test command installed the packages, so this is not run: {code!r}"
+                code = ": the test command installed the packages, so this is not run: " + shlex.quote(code)
             steps.append(Step(start, code))
             pending, shown = [], []
     if pending:
