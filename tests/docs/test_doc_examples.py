@@ -389,3 +389,12 @@ def test_no_file_of_the_project_names_a_path_outside_the_repository() -> None:
         text = path.read_text(errors="replace")
         found += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in OUTSIDE_PATHS.finditer(text)]
     assert not found, "\n".join(found)
+
+
+def test_a_difference_names_the_document_the_line_and_both_outputs() -> None:
+    script = Script(ROOT / "README.md", [Step(12, "jq -c .to_act game.json", "[1]"), Step(14, "false")])
+    printed = f"{MARK} 0\n[2]\n{MARK} 1\n"
+    problems = failures(script, 1, printed)
+    assert problems[0].startswith("README.md:12: jq -c .to_act game.json")
+    assert "the doc shows: [1]" in problems[0] and "it printed:    [2]" in problems[0]
+    assert problems[1].startswith("README.md:14: false") and "exited 1" in problems[1]
