@@ -45,8 +45,13 @@ def machine() -> dict[str, Any]:
         pass
     return {"nproc": os.cpu_count(), "cpu": cpu, "python": sys.version.split()[0],
             "python_build": platform.python_build()[0], "implementation": platform.python_implementation(),
-            "executable": sys.executable, "platform": platform.platform(), "loadavg_start": list(os.getloadavg()),
+            "executable": _within_checkout(sys.executable), "platform": platform.platform(), "loadavg_start": list(os.getloadavg()),
             "wrk": _version(["wrk", "-v"]), "redis_server": _version(["redis-server", "--version"])}
+
+
+def _within_checkout(path: str) -> str:
+    """A path as the checkout names it (``.venv/bin/python``): a results file names nothing outside it."""
+    return os.path.relpath(path, ROOT) if Path(path).is_relative_to(ROOT) else Path(path).name
 
 
 def _version(cmd: list[str]) -> str | None:

@@ -1,6 +1,6 @@
 """Configuration from environment variables, checked once at start-up.
 
-Every variable, its default and meaning is listed in README.md ("Configuration"). A bad value stops
+Every variable, its default and meaning is listed in docs/configuration.md ("Settings"). A bad value stops
 the service with a message naming the variable, rather than failing later under load.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Config:
     events_max: float = 3600.0            # seconds an event stream stays open before the client must resume
     key_prefix: str = "cr:"
     log_level: str = "INFO"
-    # Limits that keep one client from filling the store or the workers (README, "Limits and quotas")
+    # Limits that keep one client from filling the store or the workers (docs/configuration.md, "Limits and quotas")
     max_deals: int = 100                  # explicit deals one request may fix
     max_session_bytes: int = 512 * 1024   # a session's state plus its creation record, as JSON
     max_moves: int = 10_000               # moves one session's log may hold

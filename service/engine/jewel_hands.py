@@ -1,4 +1,4 @@
-"""Jewel's hands (shared/rules/jewel.md 5.5, 6.1): which declarations are valid and how each hand is arranged
+"""Jewel's hands (docs/games/jewel.md; spec 5.5, 6.1): which declarations are valid and how each hand is arranged
 at the end of a deal, on the cards, triples and points of ``jewel_melds``.
 
 * ``is_valid_declaration``, ``declarer_arrangement``, ``valid_declarations`` (4.5), ``best_arrangement`` (a

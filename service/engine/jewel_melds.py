@@ -1,4 +1,4 @@
-"""Jewel's cards, combinations, hand evaluation and settlement, as pure functions (shared/rules/jewel.md).
+"""Jewel's cards, combinations, hand evaluation and settlement, as pure functions (docs/games/jewel.md; spec).
 
 The Jewel game module builds on this module; nothing here knows about states, moves or turns.
 

@@ -1,4 +1,4 @@
-"""Limits that protect the store and quotas per client (README, "Limits and quotas"), on a private Redis.
+"""Limits that protect the store and quotas per client (docs/configuration.md, "Limits and quotas"), on a private Redis.
 
 Before them one client could create any number of sessions, each with any number of explicit deals (13,588
 were taken for a match that uses at most 1,000: 9 MB in Redis for a day, 4 MB more in the append-only file on

@@ -1,4 +1,4 @@
-"""Configuration: every variable of the README's table is read from the environment, and a bad value stops
+"""Configuration: every variable of the settings table (docs/configuration.md) is read from the environment, and a bad value stops
 the service before it serves anything, with one line naming the variable (never the secret itself)."""
 from __future__ import annotations
 

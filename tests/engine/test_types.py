@@ -1,4 +1,4 @@
-"""The engine type-checks under ``mypy --strict`` (shared/STYLE.md: types everywhere in the engine)."""
+"""The engine type-checks under ``mypy --strict`` (the house style: types everywhere in the engine)."""
 from __future__ import annotations
 
 import subprocess

@@ -1,4 +1,4 @@
-"""The shapes of the service's answers, as TypedDicts (docs: /work/shared/API.md and docs/sessions.md).
+"""The shapes of the service's answers, as TypedDicts (docs: openapi.yaml and docs/sessions.md).
 
 Only the fields a client relies on are listed; the service may add more. A move is a plain JSON object
 (``{"seat": 1, "action": "play", "card": "QS"}``) whose other keys depend on the game.

@@ -1,4 +1,4 @@
-"""Alkort: the Icelandic partnership game of five tricks out of nine. Spec: shared/rules/alkort.md.
+"""Alkort: the Icelandic partnership game of five tricks out of nine. Rules: docs/games/alkort.md.
 
 Four players, seats 0+2 (side A, 0) against 1+3 (side B, 1). 44 cards (no Tens, no Fives), nine each in
 threes from forehand; the last eight are the stock, dead unless the ``stock_exchange`` option lets a hand

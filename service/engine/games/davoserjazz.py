@@ -1,4 +1,4 @@
-"""Davoserjazz: a Norwegian-taught compendium of seven hands. Spec: shared/rules/davoserjazz.md.
+"""Davoserjazz: a Norwegian-taught compendium of seven hands. Rules: docs/games/davoserjazz.md.
 
 3 to 8 players, each for themselves, a 52-card pack. When n does not divide 52, the first 52 mod n
 cards of 2D, 2H, 3D, 3H (or the ``left_out`` option's list) are set aside face up before every hand.

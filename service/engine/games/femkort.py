@@ -1,4 +1,4 @@
-"""Femkort (Five-Cards): a Swedish last-trick game. Spec: shared/rules/femkort.md.
+"""Femkort (Five-Cards): a Swedish last-trick game. Rules: docs/games/femkort.md.
 
 2 to 10 players, each for themselves, 5 cards each from a 52-card pack (the rest unused and
 never shown). Aces high, no trumps. Followers must follow suit and, when following, beat the best

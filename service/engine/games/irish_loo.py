@@ -1,5 +1,5 @@
 """Irish Loo: Three-card Loo with a draw, Club Law and a dealer who defends the pot.
-Spec: shared/rules/irish_loo.md (seed: Parlett, *The Penguin Book of Card Games*).
+Rules: docs/games/irish_loo.md (seed: Parlett, *The Penguin Book of Card Games*).
 
 3 to 10 players, each for himself, 52 cards ranked A K ... 2, three cards each. The card after the
 deal is turned up for trumps (it stays on the table); the rest is a face-down stock. There is no Miss

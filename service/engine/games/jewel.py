@@ -1,4 +1,4 @@
-"""Jewel: Basudeo Agarwal's three-pack rummy for 2 to 9 players. Spec: shared/rules/jewel.md.
+"""Jewel: Basudeo Agarwal's three-pack rummy for 2 to 9 players. Rules: docs/games/jewel.md.
 
 Each deal an open card fixes the jewels (wild cards that also score), the marriage suit and the super sequence.
 A turn is a draw (from the stock or, unless a joker or jewel lies there, the top of the discard pile) and a discard

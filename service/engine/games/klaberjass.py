@@ -1,4 +1,4 @@
-"""Klaberjass: two-hand, three-hand and partnership, to 500. Spec: shared/rules/klaberjass.md.
+"""Klaberjass: two-hand, three-hand and partnership, to 500. Rules: docs/games/klaberjass.md.
 
 32 cards (7 to A). Trumps rank J 9 A T K Q 8 7, plain suits A T K Q J 9 8 7. The turn-up proposes trumps; two
 bidding rounds (take / pass / schmeiss, then name another suit); with 2-3 players the hands are then completed

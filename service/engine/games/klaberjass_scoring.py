@@ -1,4 +1,4 @@
-"""Klaberjass scoring, as pure functions of cards and totals (spec: shared/rules/klaberjass.md, section 6).
+"""Klaberjass scoring, as pure functions of cards and totals (docs/games/klaberjass.md; the spec's section 6).
 
 Sides are numbered as the game numbers them: a seat in the two- and three-hand games, a team (seat % 2) in
 the partnership game. Nothing here reads a state.

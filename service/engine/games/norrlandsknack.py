@@ -1,4 +1,4 @@
-"""Norrlandsknack (Norseman's Knock): a Swedish Rams-family game. Spec: shared/rules/norrlandsknack.md.
+"""Norrlandsknack (Norseman's Knock): a Swedish Rams-family game. Rules: docs/games/norrlandsknack.md.
 
 3 to 5 players, each for himself, 52 cards ranking A K Q J T 9 ... 2. Each seat's score counts
 down from ``start_score`` towards 0; every seat stakes ``stake`` chips into a pot at the start, and

@@ -1,4 +1,4 @@
-"""Stýrivolt: the Faroese (once Danish and Swedish) Karnöffel game. Spec: shared/rules/styrivolt.md.
+"""Stýrivolt: the Faroese (once Danish and Swedish) Karnöffel game. Rules: docs/games/styrivolt.md.
 
 Four players, seats 0+2 (side A) against 1+3 (side B), 48 cards (no Tens), nine each in threes and a stock of
 twelve. Two chosen suits a deal (a turned stock card by default) give their cards classes: stickers, beaters,

@@ -1,4 +1,4 @@
-"""Stýrivolt's card classes, who wins a trick, and the chalk-board (shared/rules/styrivolt.md 1.1, 5.2, 6).
+"""Stýrivolt's card classes, who wins a trick, and the chalk-board (docs/games/styrivolt.md; spec 1.1, 5.2, 6).
 
 The trick rule is the shared core's :class:`TrickTable` configured for one deal's chosen suits: its
 ``winning_index`` applies the five rules of 5.2 (a led lamb, stickers, a plain lead against the beaters within

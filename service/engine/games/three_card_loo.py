@@ -1,4 +1,4 @@
-"""Three-card Loo: a Victorian round game for a carried pot. Spec: shared/rules/three_card_loo.md.
+"""Three-card Loo: a Victorian round game for a carried pot. Rules: docs/games/three_card_loo.md.
 
 3 to 10 players, each for himself, 52 cards ranking A high. The dealer antes into the pot, then
 deals three cards to everyone and to an extra hand, Miss, and turns the next card for trumps.

@@ -1,4 +1,4 @@
-"""Toepen: a Dutch last-trick drinking game. Spec: shared/rules/toepen.md.
+"""Toepen: a Dutch last-trick drinking game. Rules: docs/games/toepen.md.
 
 3 to 8 players, each for himself, four cards each (two batches of two) from a 32-card pack ranking
 T 9 8 7 A K Q J in every suit; no trumps. Followers must follow suit if they can; the highest card of

@@ -1,4 +1,4 @@
-"""Tomato (Tomate): the Spanish three-card Loo. Spec: shared/rules/tomato.md.
+"""Tomato (Tomate): the Spanish three-card Loo. Rules: docs/games/tomato.md.
 
 3 to 10 players, each for himself, with the Spanish 40-card pack ranked A 3 K Q J 7 6 5 4 2 in every
 suit. Everything goes to the right (seat s-1): deal, bidding, play and the passing of the deal.

@@ -1,4 +1,4 @@
-"""Zwikken: the Dutch three-hand pot game of Zwicken. Spec: shared/rules/zwikken.md.
+"""Zwikken: the Dutch three-hand pot game of Zwicken. Rules: docs/games/zwikken.md.
 
 Exactly 3 players, each for himself, 20 cards (A K Q J T of each suit, ranking in that order).
 Every deal each seat stakes into a pot that is carried from deal to deal. Three cards each (1+2);

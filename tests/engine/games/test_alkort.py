@@ -1,4 +1,4 @@
-"""Alkort: every scenario of shared/rules/alkort.md section 9 (E1-E2, S1-S12), the rulings the referee relies
+"""Alkort: every scenario of the spec behind docs/games/alkort.md, section 9 (E1-E2, S1-S12), the rulings the referee relies
 on (R1-R18), refusal precedence, the partner's shown card, the stock exchange, the deal history and forged
 states; and a property: random matches (stock exchanges included) whose totals and deal records equal a
 replay of the per-deal awards in the events."""

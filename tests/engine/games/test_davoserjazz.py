@@ -1,4 +1,4 @@
-"""Davoserjazz: every scenario of shared/rules/davoserjazz.md section 9, plus options, deals and forged states.
+"""Davoserjazz: every scenario of the spec behind docs/games/davoserjazz.md, section 9, plus options, deals and forged states.
 
 Positions are reached by real engine play: explicit deals plus legal moves through ``engine.apply``. Two small
 builders write those deals and moves: ``block_plan`` (trick hands in which everybody follows suit, so the

@@ -1,4 +1,4 @@
-"""Femkort: every scenario of shared/rules/femkort.md section 9, plus options, deals and forged states."""
+"""Femkort: every scenario of the spec behind docs/games/femkort.md, section 9, plus options, deals and forged states."""
 from __future__ import annotations
 
 import random

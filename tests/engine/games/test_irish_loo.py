@@ -1,4 +1,4 @@
-"""Irish Loo: every scenario of shared/rules/irish_loo.md §9, plus the trick duties, settlement, match ends,
+"""Irish Loo: every scenario of the spec behind docs/games/irish_loo.md, section 9, plus the trick duties, settlement, match ends,
 options, explicit deals, forged states and views."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Jewel as a game (shared/rules/jewel.md): the deal, turns, packing, declarations, the re-made stock, settlement.
+"""Jewel as a game (docs/games/jewel.md; spec): the deal, turns, packing, declarations, the re-made stock, settlement.
 
 The hand searches themselves are tested in test_jewel_melds.py; here every scenario of the spec is played move by
 move through the engine (and the seed's nine-player example through the HTTP API).

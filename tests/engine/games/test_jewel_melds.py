@@ -1,4 +1,4 @@
-"""Jewel's declaration check, arrangements, bonuses and settlement (shared/rules/jewel.md 5, 6, 9).
+"""Jewel's declaration check, arrangements, bonuses and settlement (docs/games/jewel.md; spec 5, 6, 9).
 
 Scenario tests are named by the spec's scenario ids (S0-S9; "E55" is the example of 5.5). The property tests compare
 the fast cluster searches of service/engine/jewel_hands.py with a literal transcription of the spec's own search

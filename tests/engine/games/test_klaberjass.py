@@ -1,4 +1,4 @@
-"""Klaberjass: every scenario of shared/rules/klaberjass.md section 9 (K1-K15, the seed's worked examples K1-K3
+"""Klaberjass: every scenario of the spec behind docs/games/klaberjass.md, section 9 (K1-K15, the seed's worked examples K1-K3
 included), plus three-hand and partnership play, refusal precedence, hidden declarations and forged states."""
 from __future__ import annotations
 

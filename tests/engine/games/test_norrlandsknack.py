@@ -1,4 +1,4 @@
-"""Norrlandsknack: every scenario of shared/rules/norrlandsknack.md section 9, plus options, deals and forged states."""
+"""Norrlandsknack: every scenario of the spec behind docs/games/norrlandsknack.md, section 9, plus options, deals and forged states."""
 from __future__ import annotations
 
 import random

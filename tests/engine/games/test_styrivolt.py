@@ -1,4 +1,4 @@
-"""Stýrivolt: every scenario of shared/rules/styrivolt.md section 9 (E1-E3 from the seed, S1-S19), the rulings
+"""Stýrivolt: every scenario of the spec behind docs/games/styrivolt.md, section 9 (E1-E3 from the seed, S1-S19), the rulings
 the referee relies on, and the chalk-board equal to a replay of the deals' awards in random matches."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Toepen: every scenario of shared/rules/toepen.md section 9, plus precedence of the reasons, poverty,
+"""Toepen: every scenario of the spec behind docs/games/toepen.md, section 9, plus precedence of the reasons, poverty,
 last_survivor, options, explicit deals, seeded deals, forged states and views."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tomato: every scenario of shared/rules/tomato.md section 9, plus options, deals, views and forged states.
+"""Tomato: every scenario of the spec behind docs/games/tomato.md, section 9, plus options, deals, views and forged states.
 
 Defaults unless stated: 4 players, dealer 0; to the right the playing order is 3, 2, 1, 0.
 """

@@ -1,4 +1,4 @@
-"""Zwikken: every scenario of shared/rules/zwikken.md section 9, plus options, deals, chips and forged states."""
+"""Zwikken: every scenario of the spec behind docs/games/zwikken.md, section 9, plus options, deals, chips and forged states."""
 from __future__ import annotations
 
 import random
