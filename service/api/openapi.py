@@ -254,6 +254,12 @@ def page_paths() -> dict[str, Any]:
                                   "parameters": [game_param()],
                                   "responses": {"200": html_page("The rules as HTML."),
                                                 "404": problem_response("Unknown game.")}}},
+        "/client/card-referee.js": {"get": {
+            "operationId": "browserClient",
+            "summary": "The TypeScript client (clients/typescript) bundled for browsers: a classic script that "
+                       "defines the global `CardRefereeClient` (CardReferee, Session, ProblemError...).",
+            "responses": {"200": {"description": "The script.",
+                                  "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
         "/table/{id}": {"get": {
             "operationId": "tablePage",
             "summary": "The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL "
