@@ -5,7 +5,7 @@
 import createFetchClient from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 import { parseEventStream, typed, type SessionEvent } from "./events.js";
-import { DEFAULT_RETRY, ProblemError, retryingFetch, sleep, unwrap, type RetryPolicy } from "./problems.js";
+import { DEFAULT_RETRY, retryingFetch, sleep, unwrap, type RetryPolicy } from "./problems.js";
 
 export type { components, paths } from "./schema.js";
 export type { SessionEvent } from "./events.js";
@@ -193,12 +193,10 @@ export class Session<G extends GameId> {
       });
       const { response } = answer;
       if (response.status === 204) return; // the match is over and we have its last event
-      if (!response.ok || answer.data == null) {
-        const error = response.headers.get("Content-Type")?.includes("json") ? await response.json() : undefined;
-        throw new ProblemError(response.status, unwrapProblem(response, error));
-      }
+      const body = unwrap<ReadableStream<Uint8Array> | null>({ data: answer.data, error: answer.error, response });
+      if (body === null) return;
       let closing = false;
-      for await (const raw of parseEventStream(answer.data as ReadableStream<Uint8Array>)) {
+      for await (const raw of parseEventStream(body)) {
         const event = typed(raw);
         if (event === undefined) continue;
         if (event.event === "view") last = event.id;
@@ -223,13 +221,4 @@ function newKey(): string {
  * type them; a session's operations are shared by every game, so their schema is the generic one). */
 function ofGame<G extends GameId>(view: SessionView): SessionViewOf<G> {
   return view as unknown as SessionViewOf<G>;
-}
-
-function unwrapProblem(response: Response, body: unknown): Schemas["Problem"] {
-  try {
-    unwrap({ error: body, response });
-  } catch (err) {
-    if (err instanceof ProblemError) return err.problem;
-  }
-  throw new Error(`unexpected answer ${response.status}`);
 }

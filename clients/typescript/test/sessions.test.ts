@@ -98,3 +98,13 @@ test("a 503 is retried for a keyed move, with the same key, but a session's crea
   const refused = await once(new Request(`${BASE_URL}/v1/sessions`, { method: "POST", body: "{}" }));
   assert.equal(refused.status, 503);
 });
+
+test("the stream of a session that does not exist is a typed 404, not an empty iteration", async () => {
+  const ghost = client().session("femkort", "A".repeat(22));
+  await assert.rejects(ghost.events().next(), (err: unknown) => {
+    assert.ok(err instanceof ProblemError);
+    assert.equal(err.status, 404);
+    assert.equal(err.code, "session_not_found");
+    return true;
+  });
+});

@@ -747,12 +747,10 @@ ${value2}`;
         });
         const { response } = answer;
         if (response.status === 204) return;
-        if (!response.ok || answer.data == null) {
-          const error = response.headers.get("Content-Type")?.includes("json") ? await response.json() : void 0;
-          throw new ProblemError(response.status, unwrapProblem(response, error));
-        }
+        const body = unwrap({ data: answer.data, error: answer.error, response });
+        if (body === null) return;
         let closing = false;
-        for await (const raw of parseEventStream(answer.data)) {
+        for await (const raw of parseEventStream(body)) {
           const event = typed(raw);
           if (event === void 0) continue;
           if (event.event === "view") last = event.id;
@@ -771,14 +769,6 @@ ${value2}`;
   }
   function ofGame(view) {
     return view;
-  }
-  function unwrapProblem(response, body) {
-    try {
-      unwrap({ error: body, response });
-    } catch (err) {
-      if (err instanceof ProblemError) return err.problem;
-    }
-    throw new Error(`unexpected answer ${response.status}`);
   }
   return __toCommonJS(index_exports);
 })();
