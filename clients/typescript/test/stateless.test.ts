@@ -50,3 +50,22 @@ test("a malformed body is a problem too: the service's own sentence and code", a
     return true;
   });
 });
+
+test("a whole Femkort match through the generated types alone, and a spectator's view without a token", async () => {
+  const api = createFetchClient<paths>({ baseUrl: BASE_URL });
+  let envelope = (await api.POST("/v1/games/femkort/new", { body: { players: 4, seed: "beef" } })).data!;
+  while (!envelope.finished) {
+    const answer = await api.POST("/v1/games/femkort/move", {
+      body: { state: envelope.state, state_tag: envelope.state_tag, move: envelope.legal_moves[0] },
+    });
+    assert.equal(answer.response.status, 200, JSON.stringify(answer.error));
+    envelope = answer.data!;
+  }
+  assert.equal(envelope.result?.ranking.length, 4);
+
+  const created = (await api.POST("/v1/sessions", { body: { game: "femkort", players: 3 } })).data!;
+  const spectator = await api.GET("/v1/sessions/{id}", { params: { path: { id: created.id } } });
+  assert.equal(spectator.response.status, 200);
+  assert.deepEqual(spectator.data!.legal_moves, []);
+  assert.equal(spectator.data!.seat ?? null, null); // the spectator's view: no seat's
+});
