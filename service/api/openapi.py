@@ -23,6 +23,7 @@ from marshmallow import Schema, fields
 from .. import engine
 from ..engine import CARD_PATTERN, Game
 from . import answers, schemas
+from .openapi_games import camel, game_bodies, game_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 JSON = "application/json"
@@ -65,12 +66,20 @@ def game_param() -> dict[str, Any]:
             "schema": {"type": "string", "enum": sorted(engine.all_games())}}
 
 
+# A legal-move entry may carry, beside a concrete value, the range of values a parameter may take
+# (`{"amount": {"min": 1, "max": 9}}`); a move posted with it is taken as it is, the key read by nobody, so a bot
+# can post back the entry it chose. Described without constraints, as the service enforces none.
+RANGES = {"description": "Legal moves only: each numeric parameter's range, {min, max} (the entry's own value is "
+                         "one of them). Ignored, whatever it holds, in a move that is posted."}
+
+
 def move_schema(game: Game) -> dict[str, Any]:
     variants = []
     for name, action in game.actions.items():
         props: dict[str, Any] = {"seat": {"type": "integer", "minimum": 0},
                                  "action": {"type": "string", "const": name}}
         props.update({k: p.schema() for k, p in action.params.items()})
+        props["ranges"] = RANGES
         variants.append({"type": "object", "description": action.doc, "required": ["seat", "action", *(k for k, p in action.params.items() if not p.optional)],
                          "properties": props, "additionalProperties": False})
     return {"title": f"{game.name} move", "oneOf": variants}
@@ -122,8 +131,8 @@ def primitives() -> dict[str, Any]:
 def game_schemas() -> dict[str, Any]:
     out = {}
     for gid, game in engine.all_games().items():
-        out[f"{_camel(gid)}Move"] = move_schema(game)
-        out[f"{_camel(gid)}Options"] = options_schema(game)
+        out[f"{camel(gid)}Move"] = move_schema(game)
+        out[f"{camel(gid)}Options"] = options_schema(game)
     return out
 
 
@@ -146,7 +155,7 @@ def documented(self: FieldConverterMixin, field: fields.Field[Any], ret: dict[st
 
 def new_spec() -> APISpec:
     plugin = MarshmallowPlugin()
-    spec = APISpec(title="Card Referee", version=package_version(), openapi_version="3.1.0", plugins=[plugin],
+    spec = APISpec(title=TITLE, version=package_version(), openapi_version="3.1.0", plugins=[plugin],
                    info={"description": INFO},
                    servers=[{"url": "/", "description": "The service that serves this document "
                                                         "(./deploy/serve.sh: http://127.0.0.1:8000)."}])
@@ -165,10 +174,6 @@ def too_many(creating: bool) -> dict[str, Any]:
     out["headers"] = {"Retry-After": {"required": True, "description": "Seconds until the quota's window ends.",
                                       "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
     return out
-
-
-def _camel(gid: str) -> str:
-    return "".join(part.capitalize() for part in gid.split("_"))
 
 
 def stateless_paths() -> dict[str, Any]:
@@ -249,6 +254,12 @@ def page_paths() -> dict[str, Any]:
                                   "parameters": [game_param()],
                                   "responses": {"200": html_page("The rules as HTML."),
                                                 "404": problem_response("Unknown game.")}}},
+        "/client/card-referee.js": {"get": {
+            "operationId": "browserClient",
+            "summary": "The TypeScript client (clients/typescript) bundled for browsers: a classic script that "
+                       "defines the global `CardRefereeClient` (CardReferee, Session, ProblemError...).",
+            "responses": {"200": {"description": "The script.",
+                                  "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
         "/table/{id}": {"get": {
             "operationId": "tablePage",
             "summary": "The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL "
@@ -267,6 +278,10 @@ def package_version() -> str:
         return "0+unknown"
 
 
+# The contract's own name: client generators name their package after it (openapi-python-client:
+# card-referee-api-client), which must not be a name of this project's packages (card-referee, and
+# card-referee-client, the Python client in clients/python).
+TITLE = "Card Referee API"
 EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their paths here
 
 
@@ -277,7 +292,8 @@ INFO = ("Rules adjudication for card games: is a move legal, and if not why; the
 
 def build() -> dict[str, Any]:
     from . import openapi_sessions as sessions
-    paths = {**stateless_paths(), **ops_paths(), **sessions.paths(), **page_paths()}
+    stateless = stateless_paths()
+    paths = {**stateless, **ops_paths(), **sessions.paths(), **page_paths(), **game_paths(stateless)}
     for extra in EXTRA_PATHS:
         paths.update(extra())
     spec = new_spec()
@@ -288,6 +304,9 @@ def build() -> dict[str, Any]:
         # that Meta.unknown says.
         description = getattr(body, "DESCRIPTION", None)
         spec.components.schema(name, {"description": description} if description else None, schema=body)
+    generic = spec.to_dict()["components"]["schemas"]
+    for name, schema in {**game_bodies(generic), **sessions.event_schemas()}.items():
+        spec.components.schema(name, schema)
     for name, scheme in sessions.security_schemes().items():
         spec.components.security_scheme(name, scheme)
     for path, operations in paths.items():
@@ -299,8 +318,15 @@ def build() -> dict[str, Any]:
     return {key: out[key] for key in ("openapi", "info", "servers", "paths", "components")}
 
 
+class _Dumper(yaml.SafeDumper):
+    """Writes a dict used in several places in full each time: generators read YAML aliases unevenly."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def render() -> str:
-    return str(yaml.safe_dump(build(), sort_keys=False, width=110, allow_unicode=True))
+    return str(yaml.dump(build(), Dumper=_Dumper, sort_keys=False, width=110, allow_unicode=True))
 
 
 def main() -> None:

@@ -53,6 +53,60 @@ EVENTS_MAX seconds (reconnect with `Last-Event-ID`). `retry:` asks EventSource t
 reconnecting."""
 
 
+# A spectator needs no token; a seat's token gives that seat's view. OpenAPI says this with the alternatives
+# [{}, {bearerAuth: []}], but openapi-python-client (0.29, its issue #1372) then demands an authenticated
+# client for the call, which a spectator does not have. These operations therefore list no requirement (so
+# generators offer the plain call) and name the optional token in their description; a generated
+# authenticated client still sends it.
+OPTIONAL_TOKEN = ("\n\nAuthentication is optional: without a token the answer is a spectator's; with a seat's "
+                  "token (`Authorization: Bearer <token>`, the bearerAuth scheme) it is that seat's. A token that "
+                  "is not one of this session's is 401.")
+
+
+def event_schemas() -> dict[str, Any]:
+    """The events of the stream, one schema each (the stream's ``text/event-stream`` schema is their union,
+    told apart by ``event``), with the JSON each one's ``data`` line holds as its ``contentSchema``."""
+    def event(name: str, data: dict[str, Any], description: str, with_id: bool = False) -> dict[str, Any]:
+        props: dict[str, Any] = {"event": {"type": "string", "const": name},
+                                 "data": {"type": "string", "contentMediaType": "application/json",
+                                          "contentSchema": data}}
+        if with_id:
+            props["id"] = {"type": "string", "pattern": "^[0-9]+$", "description": "The session's version."}
+        return {"type": "object", "description": description, "required": ["event", "data", *(["id"] if with_id else [])],
+                "properties": props}
+
+    def notice(props: dict[str, Any], description: str) -> dict[str, Any]:
+        return {"type": "object", "description": description, "required": list(props), "properties": props}
+
+    detail = {"type": "string"}
+    version = {"type": "integer", "minimum": 0}
+    variants = {
+        "view": event("view", ref("SessionView"), "This seat's view (a spectator's) at version `id`.", True),
+        "gap": event("gap", ref("StreamGap"), "Versions were missed beyond what the stream resends; the current "
+                                              "view follows."),
+        "end": event("end", ref("StreamEnd"), "The match is over (after the view of its last move); the stream "
+                                              "closes."),
+        "gone": event("gone", ref("StreamProblem"), "The session expired; the stream closes."),
+        "error": event("error", ref("StreamProblem"), "The store is unavailable; the stream closes (reconnect "
+                                                      "with Last-Event-ID)."),
+    }
+    names = {name: f"SessionEvent{name.capitalize()}" for name in variants}
+    return {
+        "StreamGap": notice({"code": {"type": "string", "const": "gap"}, "last_event_id": version,
+                             "version": version, "detail": detail}, "The data of a `gap` event."),
+        "StreamEnd": notice({"version": version, "detail": detail}, "The data of an `end` event."),
+        "StreamProblem": notice({"code": {"type": "string", "enum": ["session_not_found", "store_unavailable"]},
+                                 "detail": detail}, "The data of a `gone` or an `error` event."),
+        **{names[name]: schema for name, schema in variants.items()},
+        "SessionEventStream": {
+            "description": "The events of GET /v1/sessions/{id}/events, told apart by `event`; each `data` line "
+                           "is JSON of its contentSchema. (Comment lines and `retry:` are not events.)",
+            "oneOf": [ref(n) for n in names.values()],
+            "discriminator": {"propertyName": "event",
+                              "mapping": {name: f"#/components/schemas/{n}" for name, n in names.items()}}},
+    }
+
+
 def end_operation(operation_id: str, summary: str, extra: dict[str, Any]) -> dict[str, Any]:
     """A concession or an abort: the seat's token, an optional reason, the seat's view after it."""
     return {"operationId": operation_id, "summary": summary, "security": [{BEARER: []}],
@@ -83,7 +137,6 @@ def paths() -> dict[str, Any]:
     moved["headers"] = {"Idempotent-Replayed": {
         "required": False, "description": "true when this is the stored answer to an earlier request with the "
                                           "same Idempotency-Key.", "schema": {"type": "string", "enum": ["true"]}}}
-    optional_auth: list[dict[str, list[str]]] = [{}, {BEARER: []}]
     return {
         "/v1/sessions": {"post": {
             "operationId": "createSession", "summary": "Start a session: the referee keeps the state.",
@@ -97,7 +150,8 @@ def paths() -> dict[str, Any]:
         "/v1/sessions/{id}": {"get": {
             "operationId": "getSession", "summary": "A seat's view (spectator without a token); long-polls with "
                                                     "after and wait.",
-            "security": optional_auth,
+            "description": "The long-poll: with `after` and `wait`, the answer comes once the version is above "
+                           "`after`, or after `wait` seconds as it is then." + OPTIONAL_TOKEN,
             "parameters": [sid_param(),
                            {"name": "after", "in": "query", "required": False,
                             "description": "Wait until the version is above this.",
@@ -129,8 +183,7 @@ def paths() -> dict[str, Any]:
         "/v1/sessions/{id}/events": {"get": {
             "operationId": "sessionEvents",
             "summary": "Server-Sent Events: this seat's view (a spectator's without a token) after every move.",
-            "description": EVENTS_DESCRIPTION,
-            "security": optional_auth,
+            "description": EVENTS_DESCRIPTION + OPTIONAL_TOKEN,
             "parameters": [sid_param(),
                            {"name": "Last-Event-ID", "in": "header", "required": False,
                             "description": "The id (version) of the last event received: the stream resends "
@@ -144,7 +197,7 @@ def paths() -> dict[str, Any]:
             "responses": {
                 "200": {"description": "The event stream (see the description for its events).",
                         "headers": {"Cache-Control": {"schema": {"type": "string", "enum": ["no-store"]}}},
-                        "content": {"text/event-stream": {"schema": ref("SessionEvent")}}},
+                        "content": {"text/event-stream": {"schema": ref("SessionEventStream")}}},
                 "204": {"description": "The match is over and the client has its last event: nothing will "
                                        "follow (EventSource stops reconnecting)."},
                 "400": bad, "401": unauthorized(), "404": not_found(), "503": unavailable()}}},
@@ -169,4 +222,4 @@ def paths() -> dict[str, Any]:
     }
 
 
-__all__ = ["paths", "security_schemes", "PROBLEM"]
+__all__ = ["paths", "security_schemes", "event_schemas", "PROBLEM"]

@@ -1,10 +1,11 @@
 """What a browser gets: the table view (``/table/{id}``, its replay), the API docs (``/docs``) and each game's
-rules page (``/games/{id}``). Plain HTML, CSS and JavaScript served from this package; nothing is fetched
+rules page (``/games/{id}``), and the TypeScript client bundled for pages (``/client/card-referee.js``). Plain HTML, CSS and JavaScript served from this package; nothing is fetched
 from anywhere but this service. docs/table.md describes the pages."""
 from __future__ import annotations
 
 from flask import Flask
 
+from .client import bp as client_bp
 from .docs import bp as docs_bp
 from .table import bp as table_bp
 
@@ -12,3 +13,4 @@ from .table import bp as table_bp
 def install(app: Flask) -> None:
     app.register_blueprint(table_bp)
     app.register_blueprint(docs_bp)
+    app.register_blueprint(client_bp)  # the TypeScript client, bundled (service/web/client.py)
