@@ -51,7 +51,7 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 3, maxDelayMs: 2000 };
 /** Whether sending `request` again cannot do anything twice: reads, the stateless adjudication (pure), and a
  * session move that carries an Idempotency-Key (the service answers a repeat with the first answer). */
 export function safeToRetry(request: Request): boolean {
-  const path = new URL(request.url, "http://localhost").pathname;
+  const path = new URL(request.url).pathname; // a Request's url is always absolute
   if (request.method === "GET") return true;
   if (request.method !== "POST") return false;
   if (path.startsWith("/v1/games/")) return true;

@@ -591,7 +591,7 @@ ${value2}`;
   }
   var DEFAULT_RETRY = { retries: 3, maxDelayMs: 2e3 };
   function safeToRetry(request) {
-    const path = new URL(request.url, "http://localhost").pathname;
+    const path = new URL(request.url).pathname;
     if (request.method === "GET") return true;
     if (request.method !== "POST") return false;
     if (path.startsWith("/v1/games/")) return true;
