@@ -17,6 +17,8 @@ from service.app import create_app
 from service.config import Config
 from service.engine.cards import ALL_CODES
 from service.engine.moves import CARD_KINDS
+from tests.engine.games import test_alkort as alkort
+from tests.engine.games import test_davoserjazz as davoserjazz
 from tests.engine.playout import concrete
 
 CLIENT = create_app(Config()).test_client()
@@ -29,12 +31,22 @@ def card_actions() -> list[tuple[str, str]]:
             if any(p.kind in CARD_KINDS for p in spec.params.values())]
 
 
+def alkort_stock() -> dict[str, Any]:
+    return alkort.start(alkort.exchange_deal({3: alkort.S8_HAND}), stock_exchange=True)
+
+
+RARE = {("alkort", "take_stock"): alkort_stock, ("davoserjazz", "bring_in"): lambda: davoserjazz.s8_state(1)}
+
+
 @cache
 def reach(game_id: str, action: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """A state in which a listed move is ``action`` (under the default options or a game's sample options),
     and that move, found by random legal play."""
     game = engine.get_game(game_id)
     rng = random.Random(seed)
+    if (game_id, action) in RARE:  # an action random play seldom reaches: the game's own scenario state
+        state = RARE[game_id, action]()
+        return state, concrete(rng.choice([m for m in engine.legal_moves(state) if m["action"] == action]), rng)
     for options in ({}, *game.sample_options):
         state = engine.new_match(game_id, game.default_players, dict(options), f"{seed + 1:02x}c0de")
         for _ in range(3000):
