@@ -42,6 +42,43 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int_env('PORT', 8000)}"
 worker_class = os.environ.get("GUNICORN_WORKER", "gevent")
 if worker_class not in ("gevent", "gthread"):
     sys.exit(f"card-referee: GUNICORN_WORKER must be gevent or gthread, got {worker_class!r}")
+REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+                   b"Content-Length: %d\r\n\r\n%s")
+TIMEOUT_BODY = (b'{"type":"urn:card-referee:problem:request_timeout","title":"Request timeout","status":408,'
+                b'"detail":"The request body did not arrive in time.","code":"request_timeout"}')
+
+
+def _timed_gevent_worker() -> type:
+    """gunicorn's gevent worker, reading each request's body within ``body_timeout`` seconds before the app
+    sees it (the app then reads it from memory): a client that sends half a body and stalls is answered 408
+    and closed instead of holding its connection, and its greenlet, for as long as it likes."""
+    import io
+
+    import gevent
+    from gunicorn.workers.ggevent import GeventWorker
+
+    class TimedGeventWorker(GeventWorker):
+        def handle_request(self, listener_name, req, sock, addr):  # noqa: ANN001, ANN201 - gunicorn's signature
+            from service.app import MAX_BODY  # in the worker, once gevent has patched it (the app imported it)
+            timer = gevent.Timeout(body_timeout)
+            timer.start()
+            try:  # at most one byte past the largest body: the app answers 413 past it
+                req.body = io.BytesIO(req.body.read(MAX_BODY + 1))
+            except gevent.Timeout as fired:
+                if fired is not timer:
+                    raise
+                self.log.info("closed a connection whose body stalled (%s)", addr)
+                sock.sendall(REQUEST_TIMEOUT % (len(TIMEOUT_BODY), TIMEOUT_BODY))
+                raise StopIteration("request body timed out") from None
+            finally:
+                timer.close()
+            return super().handle_request(listener_name, req, sock, addr)
+
+    return TimedGeventWorker
+
+
+if worker_class == "gevent":
+    worker_class = _timed_gevent_worker()
 # Each greenlet (one per connection) would record the stack that spawned it, ten small objects that the
 # collector walks for as long as the connection waits: 2,000 waiting clients made 20,000 of them. Nothing
 # of ours reads that record.
@@ -52,7 +89,12 @@ worker_connections = _int_env("GUNICORN_WORKER_CONNECTIONS", 4096)
 reuse_port = False
 timeout = _int_env("GUNICORN_TIMEOUT", 60)
 graceful_timeout = 20
-keepalive = 5
+# Stalled connections (docs/deployment.md, "Limits and timeouts"): a request's line and headers must have come
+# HEADER_TIMEOUT seconds after the connection opened or its last answer went out (gunicorn's keepalive, which
+# the gevent worker applies to exactly that wait: also how long an idle connection is kept), and its body
+# BODY_TIMEOUT seconds after its headers; otherwise the connection is closed (the body's with a 408).
+keepalive = _int_env("HEADER_TIMEOUT", 5)
+body_timeout = _int_env("BODY_TIMEOUT", 20)
 accesslog = None  # the app writes one structured JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
@@ -89,7 +131,7 @@ def post_request(worker, req, environ, resp):  # noqa: ANN001 - gunicorn hook
     greenlet runs; yielding once after each request serves the connections in turn (it cut the p99 of a
     loaded worker by half; docs/deployment.md)."""
     from service.api.turns import is_session_read
-    if worker_class == "gevent" and not is_session_read(environ):  # a poll comes back at once: let it in
+    if worker_class != "gthread" and not is_session_read(environ):  # a poll comes back at once: let it in
         from gevent import sleep
         sleep(0)
 

@@ -68,6 +68,17 @@ def rules_problem(exc: RulesError) -> Response:
     return problem(RULES_STATUS.get(exc.code, 422), exc.code, exc.message, **extra)
 
 
+def http_problem(exc: HTTPException) -> Response:
+    """Werkzeug's HTTP errors (no route, a wrong method, a body too large) as problems."""
+    status = exc.code or 500
+    code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(status, "invalid_request")
+    detail = exc.description or TITLES.get(code, "")
+    resp = problem(status, code, detail)
+    if status == 405 and exc.get_response().headers.get("Allow"):
+        resp.headers["Allow"] = exc.get_response().headers["Allow"]
+    return resp
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:
@@ -82,15 +93,7 @@ def register(app: Flask) -> None:
         return problem(503, "store_unavailable", "The session store is not answering; try again shortly.",
                        {"Retry-After": RETRY_AFTER})
 
-    @app.errorhandler(HTTPException)
-    def _http(exc: HTTPException) -> Response:
-        status = exc.code or 500
-        code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(status, "invalid_request")
-        detail = exc.description or TITLES.get(code, "")
-        resp = problem(status, code, detail)
-        if status == 405 and exc.get_response().headers.get("Allow"):
-            resp.headers["Allow"] = exc.get_response().headers["Allow"]
-        return resp
+    app.register_error_handler(HTTPException, http_problem)
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

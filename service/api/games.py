@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app
 from .. import engine
 from ..engine import Event, IllegalMove, RulesError, State
 from ..config import Config
-from . import schemas
+from . import limits, schemas
 from .codec import StateCodec
 from .errors import ApiError
 from .json import body, reply
@@ -55,19 +55,21 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
-def start_match(game_id: str, spec: dict[str, Any], max_deals: int | None = None) -> State:
+def start_match(game_id: str, spec: dict[str, Any], max_deals: int | None = None,
+                slicer: limits.Slicer | None = None) -> State:
     """The match a ``DealSpec`` asks for; at most ``max_deals`` explicit deals (MAX_DEALS) when a client asks
-    (None: a match the service made before, such as a session's, dealt again from its own record)."""
+    (None: a match the service made before, such as a session's, dealt again from its own record). The
+    explicit deals are checked in the ``slicer``'s slices."""
     deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
     if max_deals is not None and len(deals) > max_deals:
-        raise ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
-                                              f"deals after them come from the seed.", limit="deals")
+        raise limits.too_many_deals(max_deals)
     usable = engine.max_dealings(game_id, spec.get("players"), spec.get("options")) if deals else None
     if usable is not None and len(deals) > usable:
         raise ApiError(422, "limit_exceeded", f"This match deals at most {usable} times, so {len(deals)} explicit "
                                               f"deals cannot all be used.", limit="deals")
     seed = spec.get("seed") or new_seed()
-    return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals)
+    return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals,
+                            (slicer or limits.Slicer()).step)
 
 
 def config() -> Config:
@@ -88,7 +90,9 @@ def game_entry(game: str) -> Response:
 @bp.post("/v1/games/<game>/new")
 def new(game: str) -> Response:
     engine.get_game(game)
-    spec = schemas.load(schemas.NEW, body())
+    payload = body()
+    limits.check_counts(payload, config().max_deals)
+    spec = schemas.load(schemas.NEW, payload)
     return reply(envelope(start_match(game, spec, config().max_deals), []), 201)
 
 
@@ -139,11 +143,15 @@ def view(game: str) -> Response:
 @bp.post("/v1/games/<game>/replay")
 def replay(game: str) -> Response:
     engine.get_game(game)
-    req = schemas.load(schemas.REPLAY, body())
-    state = start_match(game, req, config().max_deals)
+    payload = body()
+    limits.check_counts(payload, config().max_deals, config().max_moves)
+    req = schemas.load_replay(payload)
+    slicer = limits.Slicer()
+    state = start_match(game, req, config().max_deals, slicer)
     events: list[Event] = []
     abortable = True
     for i, mv in enumerate(req["moves"]):
+        slicer.step()
         try:
             state, events = engine.apply(state, mv, in_place=True)
         except IllegalMove as exc:

@@ -1,5 +1,13 @@
-"""Quotas per client: how many sessions one client may create, and how many requests it may make, in each
-fixed window of time. Counted in the session store (Redis: shared by every worker and server).
+"""What one request may cost, checked before the work it limits, and quotas per client.
+
+Every endpoint reads at most its own body size (``BODY_LIMITS``: what its largest valid request needs, far
+below the 4 MiB the server reads at most); the counts a body gives (explicit deals, a replay's moves) are
+checked on the parsed JSON before any entry is validated (``check_counts``); a replay's moves are applied in
+slices of a few milliseconds that let a gevent worker serve its other connections in between (``Slicer``). docs/deployment.md,
+"Limits and timeouts", gives the numbers and the work each endpoint's largest accepted body costs.
+
+Quotas: how many sessions one client may create, and how many requests it may make, in each fixed window of
+time. Counted in the session store (Redis: shared by every worker and server).
 
 A client is the address the request came from; behind ``PROXY_HOPS`` trusted proxies it is the address the
 outermost of them saw, read from ``X-Forwarded-For`` (each proxy appends the address it got the request
@@ -13,14 +21,72 @@ import logging
 import math
 import time
 
+from typing import Any
+
 from flask import Flask, current_app, request
 
 from ..config import Config, Quota
+from ..greenlets import under_gevent
 from ..storage import SessionStore, StoreUnavailable
 from .errors import ApiError
 
 log = logging.getLogger("service.api")
 EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})  # probes and scrapes are never counted
+
+KIB = 1024
+# Bytes of body each endpoint reads at most (413 past it). A state with the most explicit deals a request may
+# fix (MAX_DEALS of Jewel's 162 cards) is about 100 KB; a replay of MAX_MOVES moves about 1 MB.
+BODY_LIMITS: dict[str, int] = {
+    "games.new": 256 * KIB, "games.replay": 2048 * KIB,
+    "games.move": 1024 * KIB, "games.legal": 1024 * KIB, "games.view": 1024 * KIB,
+    "sessions.create": 256 * KIB,
+}
+DEFAULT_BODY_LIMIT = 64 * KIB  # a session's move (4 KiB checked again by the service), a concession, an abort
+SLICE_SECONDS = 0.005  # work a long request does between two chances for its worker to serve other requests
+
+
+def body_limit(endpoint: str | None) -> int:
+    return BODY_LIMITS.get(endpoint or "", DEFAULT_BODY_LIMIT)
+
+
+def too_many_deals(max_deals: int) -> ApiError:
+    return ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
+                                           f"deals after them come from the seed.", limit="deals")
+
+
+def check_counts(payload: Any, max_deals: int, max_moves: int | None = None) -> None:
+    """The counts of a parsed body, before any of its entries is looked at: explicit deals (``deal`` and
+    ``deals``) at most ``max_deals``, a replay's ``moves`` at most ``max_moves`` (a session's log holds no
+    more, so every session's match can be replayed)."""
+    if type(payload) is not dict:
+        return
+    deals = payload.get("deals")
+    if type(deals) is list and len(deals) + (payload.get("deal") is not None) > max_deals:
+        raise too_many_deals(max_deals)
+    moves = payload.get("moves")
+    if max_moves is not None and type(moves) is list and len(moves) > max_moves:
+        raise ApiError(422, "limit_exceeded", f"A replay takes at most {max_moves} moves (MAX_MOVES, the most a "
+                                              f"session's log holds), not {len(moves)}.", limit="moves")
+
+
+class Slicer:
+    """Under gevent, gives the worker's other greenlets their turn whenever a long request (a replay's moves,
+    a match's explicit deals) has worked ``SLICE_SECONDS`` since it last did: a greenlet is never preempted,
+    so a long replay would otherwise hold every connection of its worker until it ends. ``step`` is called
+    after each unit of work; elsewhere (threads, tests) it does nothing."""
+
+    def __init__(self) -> None:
+        self._sleep: Any = None
+        self._since = 0.0
+        if under_gevent():
+            from gevent import sleep
+            self._sleep = sleep
+            self._since = time.perf_counter()
+
+    def step(self) -> None:
+        if self._sleep is not None and time.perf_counter() - self._since >= SLICE_SECONDS:
+            self._sleep(0)
+            self._since = time.perf_counter()
 
 
 def client_address(proxy_hops: int) -> str:
@@ -52,8 +118,14 @@ def take_session(store: SessionStore, config: Config) -> None:
 
 
 def install(app: Flask, config: Config) -> None:
-    """REQUEST_QUOTA: counted before every request but the probes. A store that does not answer lets the
-    request through (the stateless endpoints need no store; the session ones answer 503 on their own)."""
+    """Each endpoint's body limit; REQUEST_QUOTA: counted before every request but the probes. A store that
+    does not answer lets the request through (the stateless endpoints need no store; the session ones answer
+    503 on their own)."""
+
+    @app.before_request
+    def _body_limit() -> None:
+        request.max_content_length = body_limit(request.endpoint)
+
     quota = config.request_quota
     if quota is None:
         return

@@ -23,6 +23,7 @@ from marshmallow import Schema, fields
 from .. import engine
 from ..engine import CARD_PATTERN, Game
 from . import answers, schemas
+from .limits import body_limit
 from .openapi_games import camel, game_bodies, game_paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +45,12 @@ BODIES: dict[str, type[Schema]] = {
 
 def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def too_large(endpoint: str) -> dict[str, Any]:
+    """413: the endpoint's body limit (service/api/limits.py)."""
+    return problem_response(f"payload_too_large: the body is larger than this endpoint's {body_limit(endpoint) // 1024} "
+                            "KiB.")
 
 
 def problem_response(description: str) -> dict[str, Any]:
@@ -180,12 +187,15 @@ def stateless_paths() -> dict[str, Any]:
     ex = example_exchange()
     errors_post = {"400": problem_response("The body is not JSON or not of the documented shape."),
                    "404": problem_response("Unknown game."),
-                   "413": problem_response("The body is too large."),
                    "422": problem_response("Illegal move, invalid state, options, deal, player count or seat; "
                                            "state_tampered: a sealed state that does not authenticate, a "
                                            "plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain "
                                            "state without its valid state_tag; limit_exceeded: more explicit "
-                                           "deals than MAX_DEALS, or than the match can ever deal.")}
+                                           "deals than MAX_DEALS, or than the match can ever deal, or (replay) "
+                                           "more moves than MAX_MOVES, counted before any entry is checked.")}
+
+    def errors(endpoint: str) -> dict[str, Any]:
+        return {**errors_post, "413": too_large(endpoint)}
     gp = [game_param()]
     deal_spec = ref("DealSpec")
     return {
@@ -197,27 +207,27 @@ def stateless_paths() -> dict[str, Any]:
         "/v1/games/{game}/new": {"post": {
             "operationId": "newMatch", "summary": "Deal a new match (seeded or explicit deals).", "parameters": gp,
             "requestBody": json_body(deal_spec, {"players": 4, "options": {}, "seed": "00ff"}),
-            "responses": {"201": ok(ref("Envelope"), "The new match."), **errors_post}}},
+            "responses": {"201": ok(ref("Envelope"), "The new match."), **errors("games.new")}}},
         "/v1/games/{game}/move": {"post": {
             "operationId": "applyMove", "summary": "Adjudicate a move: the next state, or why it is illegal.",
             "parameters": gp,
             "requestBody": json_body(ref("MoveRequest"), ex),
-            "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors_post}}},
+            "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors("games.move")}}},
         "/v1/games/{game}/legal-moves": {"post": {
             "operationId": "legalMoves", "summary": "Every legal move now (optionally of one seat).",
             "parameters": gp,
             "requestBody": json_body(ref("LegalMovesRequest"), {"state": ex["state"], "seat": ex["move"]["seat"]}),
-            "responses": {"200": ok(ref("LegalMoves")), **errors_post}}},
+            "responses": {"200": ok(ref("LegalMoves")), **errors("games.legal")}}},
         "/v1/games/{game}/view": {"post": {
             "operationId": "viewState", "summary": "What one seat (or a spectator, seat null) may see.",
             "parameters": gp,
             "requestBody": json_body(ref("ViewRequest"), {"state": ex["state"], "seat": 0}),
-            "responses": {"200": ok(ref("SeatView")), **errors_post}}},
+            "responses": {"200": ok(ref("SeatView")), **errors("games.view")}}},
         "/v1/games/{game}/replay": {"post": {
             "operationId": "replayMatch", "summary": "Replay a whole match from its seed/deals and moves.",
             "parameters": gp,
             "requestBody": json_body(ref("ReplayRequest"), {"players": 3, "seed": "c0ffee", "moves": [ex["move"]]}),
-            "responses": {"200": ok(ref("Envelope"), "The final state."), **errors_post}}},
+            "responses": {"200": ok(ref("Envelope"), "The final state."), **errors("games.replay")}}},
     }
 
 
@@ -239,13 +249,23 @@ def html_page(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
 
 
+def with_page(response: dict[str, Any]) -> dict[str, Any]:
+    """A page's 404: a problem, or an HTML page for a client whose Accept prefers HTML (a browser)."""
+    content = {**response["content"], "text/html": {"schema": {"type": "string"}}}
+    return {**response, "description": response["description"] + " A browser (Accept preferring text/html) is "
+                                                                  "shown an HTML page instead.", "content": content}
+
+
 def page_paths() -> dict[str, Any]:
     """The pages for people: the API docs, the rules, the table view (service/web; docs/table.md)."""
     table_id = {"name": "id", "in": "path", "required": True, "description": "The session id.",
                 "schema": {"type": "string"}}
-    no_table = problem_response("not_found: the id is not a session id's shape. (A well-formed id's page loads "
-                                "and says when the session does not exist.)")
+    no_table = with_page(problem_response("not_found: the id is not a session id's shape. (A well-formed id's page "
+                                          "loads and says when the session does not exist.)"))
     return {
+        "/": {"get": {"operationId": "landingPage", "summary": "The landing page: the games, links to their rules "
+                                                                "and to the API docs.",
+                      "responses": {"200": html_page("The landing page.")}}},
         "/docs": {"get": {"operationId": "apiDocs", "summary": "This document in Swagger UI (served from the "
                                                                 "service's own files).",
                           "responses": {"200": html_page("Swagger UI")}}},
@@ -253,7 +273,7 @@ def page_paths() -> dict[str, Any]:
                                                                          "`docs` link).",
                                   "parameters": [game_param()],
                                   "responses": {"200": html_page("The rules as HTML."),
-                                                "404": problem_response("Unknown game.")}}},
+                                                "404": with_page(problem_response("Unknown game."))}}},
         "/client/card-referee.js": {"get": {
             "operationId": "browserClient",
             "summary": "The TypeScript client (clients/typescript) bundled for browsers: a classic script that "

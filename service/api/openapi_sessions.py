@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import RETRY_AFTER
-from .openapi import PROBLEM, json_body, ok, problem_response, ref
+from .openapi import PROBLEM, json_body, ok, problem_response, ref, too_large
 
 BEARER = "bearerAuth"
 
@@ -141,7 +141,7 @@ def paths() -> dict[str, Any]:
         "/v1/sessions": {"post": {
             "operationId": "createSession", "summary": "Start a session: the referee keeps the state.",
             "requestBody": json_body(ref("SessionCreate"), {"game": "femkort", "players": 4}),
-            "responses": {"201": created, "400": bad, "413": problem_response("The body is too large."),
+            "responses": {"201": created, "400": bad, "413": too_large("sessions.create"),
                           "422": problem_response("Unknown game, invalid options, deal or player count; "
                                                   "limit_exceeded: more explicit deals than MAX_DEALS or than "
                                                   "the match can ever deal, or a session larger than "

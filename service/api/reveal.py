@@ -1,7 +1,9 @@
 """What a session move shows a spectator: which of its parameters the public log may print before the end.
 
-That is a rule of the game's information, so the engine answers it (``engine.hidden_params``); this module
-only applies the move and asks.
+That is a rule of the game's information, so the engine answers it (``engine.hidden_params``: the cards a
+parameter names are shown only when the spectator's view after the move shows that many more copies of
+them; docs/sessions.md, "What the log shows before the end"); this module counts the public view before
+the move, applies it and asks.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ def apply_and_redact(state: engine.State, move: dict[str, Any]
                      ) -> tuple[engine.State, list[str], list[engine.Event]]:
     """``move`` applied to ``state`` (in place), the names of its parameters the log must hide for now, and
     the move's events."""
-    hidden = engine.hidden_params(state, move) if len(move) > 2 else []
+    seen = guarded(engine.in_public_view, state) if len(move) > 2 else None
     new_state, events = guarded(engine.apply, state, move, in_place=True)
+    hidden = [] if seen is None else guarded(engine.hidden_params, move, seen, new_state)
     return new_state, hidden, events

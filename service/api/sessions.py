@@ -81,7 +81,9 @@ def query_seconds(name: str) -> float:
 @bp.post("/v1/sessions")
 def create() -> Response:
     limits.take_session(store(), config())
-    spec = schemas.load(schemas.SESSION_CREATE, body())
+    payload = body()
+    limits.check_counts(payload, config().max_deals)
+    spec = schemas.load(schemas.SESSION_CREATE, payload)
     game = spec["game"]
     try:
         engine.get_game(game)

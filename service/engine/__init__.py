@@ -9,7 +9,8 @@ No Flask, Redis, clock or I/O here (tests/engine/test_purity.py enforces it). Th
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_to_act
@@ -18,7 +19,8 @@ from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, I
                      StateTampered, UnknownGame)
 from .catalogue import describe
 from .endings import ENDINGS, FORFEITS, auto_move, closes_abort_window, end_match, ended_result, match_result
-from .moves import CARD_PATTERN, Move
+from .moves import CARD_KINDS, CARD_PATTERN, Move
+from .cards import count_codes
 from .registry import all_games, get_game
 from .rng import seed_bytes
 
@@ -26,7 +28,7 @@ __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
     "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
     "check_state", "give_back", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
-    "deals_from", "max_dealings", "hidden_params", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
+    "deals_from", "max_dealings", "hidden_params", "in_public_view", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
     "ENDINGS", "FORFEITS", "auto_move", "closes_abort_window", "end_match", "match_result",
 ]
 
@@ -45,8 +47,11 @@ def deals_from(deal: Any = None, deals: Any = None) -> list[Any]:
     return out
 
 
-def new_match(game_id: str, players: int | None, options: Any, seed: str, deals: Sequence[Any] = ()) -> State:
-    """A new match, its first deal dealt. ``seed`` is hex; ``deals`` fixes the first deals."""
+def new_match(game_id: str, players: int | None, options: Any, seed: str, deals: Sequence[Any] = (),
+              pace: Callable[[], None] | None = None) -> State:
+    """A new match, its first deal dealt. ``seed`` is hex; ``deals`` fixes the first deals. ``pace``, when
+    given, is called after each explicit deal is checked (a caller that shares its thread with others lets
+    them run)."""
     game = get_game(game_id)
     n = game.default_players if players is None else players
     if not isinstance(n, int) or isinstance(n, bool) or not game.min_players <= n <= game.max_players:
@@ -61,6 +66,8 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
             game.check_deal(deal, n, opts, i)
         except InvalidDeal as exc:
             raise InvalidDeal(f"Deal {i + 1}: {exc.message}", index=i) from exc
+        if pace is not None:
+            pace()
     return game.new_state(n, opts, seed.lower(), [clone(d) for d in deals])
 
 
@@ -143,8 +150,23 @@ def max_dealings(game_id: str, players: int | None, options: Any) -> int | None:
     return game.max_dealings(n, game.read_options(options, n))
 
 
-def hidden_params(state: State, move: Move) -> list[str]:
-    """The parameters of ``move`` (a legal move in ``state``) that the table does not see when it is made,
-    such as cards laid face down: a public record must leave them out until the match is over."""
-    spec = get_game(state["game"]).actions[move["action"]]
-    return sorted(name for name, param in spec.params.items() if name in move and not param.shown)
+def in_public_view(state: State) -> Counter[str]:
+    """The copies of each card the table sees (the spectator's view), for ``hidden_params``."""
+    return count_codes(view(state, None))
+
+
+def hidden_params(move: Move, seen_before: Counter[str], after: State) -> list[str]:
+    """The parameters of ``move``, made in a state whose public view showed ``seen_before``
+    (``in_public_view``) and giving ``after``, that a public record must leave out until the match is over:
+    a parameter naming cards is shown only when the public view after the move shows that many more copies
+    of each card it names (cards played face up); an empty list of cards, cards laid face down, and a deal's
+    last card when the move also clears the table are withheld. Other parameters (a bid, a suit named) are
+    announced at a real table and shown."""
+    spec = get_game(after["game"]).actions[move["action"]]
+    named = {name: count_codes(move[name]) for name, param in spec.params.items()
+             if name in move and param.kind in CARD_KINDS}
+    if not named:
+        return []
+    seen_after = in_public_view(after)
+    return sorted(name for name, cards in named.items()
+                  if not cards or any(seen_after[c] - seen_before[c] < k for c, k in cards.items()))

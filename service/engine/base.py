@@ -356,8 +356,12 @@ class Game:
             raise turn_refusal(seat, due, step.verb)
         if step.early is not None:
             step.early(state, raw)
-        check_params(raw, self.actions[action], action)
+        check_params(raw, self.actions[action], action, self.card_codes(state["players"], state["options"]))
         return step
+
+    def card_codes(self, n: int, options: Options) -> frozenset[Card]:
+        """The codes of the cards in this match's pack: a move naming any other code has a bad parameter."""
+        return _codes_of(tuple(self.pack(n, options)))
 
     def play_move(self, state: State, raw: Any, events: list[Event], step: Step | None = None) -> None:
         """Apply a move to ``state`` in place and log it with its deal (refusals leave the state unchanged).
@@ -569,6 +573,11 @@ class Game:
 
     def known_keys(self, state: State, game_keys: Sequence[str]) -> None:
         need_exact_keys(state, "state", (*CORE_KEYS, *game_keys))
+
+
+@lru_cache(maxsize=64)
+def _codes_of(pack: tuple[Card, ...]) -> frozenset[Card]:
+    return frozenset(pack)
 
 
 @lru_cache(maxsize=1024)

@@ -47,6 +47,22 @@ def is_card_code(value: object) -> bool:
     return isinstance(value, str) and value in ALL_CODES
 
 
+def count_codes(value: object) -> Counter[Card]:
+    """How many times each card code appears anywhere in a JSON value (object values and list items)."""
+    found: Counter[Card] = Counter()
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is str:
+            if item in ALL_CODES:
+                found[item] += 1
+        elif type(item) is list:
+            todo.extend(item)
+        elif type(item) is dict:
+            todo.extend(item.values())
+    return found
+
+
 def card_name(card: Card) -> str:
     """A card as a player says it: ``card_name("QS") == "queen of spades"``."""
     if card == JOKER:

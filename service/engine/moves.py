@@ -5,7 +5,7 @@ before any rule is consulted, so a game's handlers only ever see well-formed mov
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -14,6 +14,7 @@ from .cards import ALL_CODES
 from .errors import IllegalMove
 
 Move = dict[str, Any]
+CARD_KINDS = frozenset({"card", "cards", "runs"})  # the kinds whose values are card codes
 CARD_PATTERN = "^([2-9TJQKA][CDHS]|JK)$"
 
 
@@ -28,26 +29,21 @@ class Param:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
-    # Does the table see this value when the move is made? Cards laid face down (discards, an exchange) do
-    # not: by default a list of cards is hidden, anything else (a card played, a bid, a suit named) is shown.
-    public: bool | None = None
     # May the move leave it out? (The handler then applies the spec's default.)
     optional: bool = False
 
-    @property
-    def shown(self) -> bool:
-        return self.public if self.public is not None else self.kind != "cards"
-
-    def valid(self, value: Any) -> bool:
+    def valid(self, value: Any, codes: AbstractSet[str] = ALL_CODES) -> bool:
+        """Is ``value`` of the right type and range? A card must be one of ``codes``, the cards of the game's
+        pack (a well-formed code of another pack is a bad parameter too, not a card the seat lacks)."""
         if self.kind == "card":
-            return type(value) is str and value in ALL_CODES
+            return type(value) is str and value in codes
         if self.kind == "cards":
-            return isinstance(value, list) and all(isinstance(c, str) and c in ALL_CODES for c in value)
+            return isinstance(value, list) and all(isinstance(c, str) and c in codes for c in value)
         if self.kind == "strings":
             return isinstance(value, list) and all(isinstance(c, str) for c in value)
         if self.kind == "runs":
             return isinstance(value, list) and len(value) <= 16 and all(
-                isinstance(run, list) and len(run) <= 52 and all(isinstance(c, str) and c in ALL_CODES for c in run)
+                isinstance(run, list) and len(run) <= 52 and all(isinstance(c, str) and c in codes for c in run)
                 for run in value)
         if self.kind == "boolean":
             return type(value) is bool
@@ -109,14 +105,15 @@ def read_action(raw: Any, vocabulary: Mapping[str, Action], players: int) -> tup
     return seat, action
 
 
-def check_params(raw: Move, spec: Action, action: str) -> None:
-    """The move's other parameters: each known and valid for the action, none missing. A ``ranges`` key (as
-    a legal-move entry carries beside a concrete value, docs/events.md) is accepted and ignored."""
+def check_params(raw: Move, spec: Action, action: str, codes: AbstractSet[str] = ALL_CODES) -> None:
+    """The move's other parameters: each known and valid for the action, none missing, every card one of
+    ``codes`` (the game's pack). A ``ranges`` key (as a legal-move entry carries beside a concrete value,
+    docs/events.md) is accepted and ignored."""
     params = spec.params
     unread = len(raw) - 2  # the usual move: only declared parameters, each valid, none required missing
     for key, param in params.items():
         if key in raw:
-            if not param.valid(raw[key]):
+            if not param.valid(raw[key], codes):
                 break
             unread -= 1
         elif not param.optional:
@@ -124,10 +121,17 @@ def check_params(raw: Move, spec: Action, action: str) -> None:
     else:
         if unread == 0:
             return
-    _find_bad_param(raw, params, spec, action)
+    _find_bad_param(raw, params, spec, action, codes)
 
 
-def _find_bad_param(raw: Move, params: Mapping[str, Param], spec: Action, action: str) -> None:
+def _card_note(kind: str) -> str:
+    if kind not in CARD_KINDS:
+        return ""
+    return " (a card code of this game's pack)" if kind == "card" else " (card codes of this game's pack)"
+
+
+def _find_bad_param(raw: Move, params: Mapping[str, Param], spec: Action, action: str,
+                    codes: AbstractSet[str]) -> None:
     """The refusal for the first bad parameter in the move's own order, then the first missing one."""
     for key, value in raw.items():
         if key == "seat" or key == "action" or key == "ranges":
@@ -135,8 +139,9 @@ def _find_bad_param(raw: Move, params: Mapping[str, Param], spec: Action, action
         param = params.get(key)
         if param is None:
             raise IllegalMove("invalid_parameters", f"'{action}' takes no parameter '{key}'.")
-        if not param.valid(value):
-            raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}.")
+        if not param.valid(value, codes):
+            raise IllegalMove("invalid_parameters", f"'{key}' is not valid for '{action}': {param.doc or param.kind}"
+                              f"{_card_note(param.kind)}.")
     if len(raw) != len(params) + 2 + ("ranges" in raw):  # every key was checked, so a shortfall is a missing one
         missing = [k for k in spec.required if k not in raw]
         if missing:

@@ -7,6 +7,7 @@ import random
 
 from service.app import create_app
 from service.config import Config
+from service.engine.games.alkort import PACK
 from tests.engine.games.test_alkort import S8_HAND, exchange_deal, weak_deal
 
 C = create_app(Config()).test_client()
@@ -38,7 +39,9 @@ def test_refusals_are_problems_with_their_reasons() -> None:
     env = C.post(NEW, json={"players": 4, "seed": "a1", "deal": exchange_deal({3: S8_HAND}),
                             "options": {"stock_exchange": True}}).get_json()
     for move, reason in [({"seat": 3, "action": "take_stock", "keep": 5}, "invalid_parameters"),
-                         ({"seat": 3, "action": "take_stock", "keep": "TC"}, "card_not_in_hand"),
+                         ({"seat": 3, "action": "take_stock", "keep": "TC"}, "invalid_parameters"),  # R15: no Tens
+                         ({"seat": 3, "action": "take_stock", "keep": next(c for c in PACK if c not in S8_HAND)},
+                          "card_not_in_hand"),
                          ({"seat": 1, "action": "take_stock", "keep": "AD"}, "not_your_turn"),
                          ({"seat": 3, "action": "play", "card": "8C"}, "wrong_phase")]:
         resp = C.post(MOVE, json={"state": env["state"], "move": move})

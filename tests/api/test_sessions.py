@@ -31,7 +31,7 @@ from service import engine
 from service.app import create_app
 from service.config import Config
 from tests.api.session_clients import play_seat
-from tests.engine.playout import cards_in, concrete
+from tests.engine.playout import cards_in, concrete, first_state_with, hidden_after
 from tests.redis_server import RedisServer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -408,10 +408,12 @@ def test_sessions_expire_unless_played_and_finished_ones_are_kept(make_app: Call
 # ----- the log and fair dealing -----------------------------------------------------------
 def test_the_engine_says_which_parameters_the_table_does_not_see() -> None:
     """A card played is seen at once; cards laid face down (Norrlandsknack's discards when buying) are not."""
-    state = engine.new_match("norrlandsknack", 3, {}, "5eed")
-    assert engine.hidden_params(state, {"seat": 0, "action": "play", "card": "KH"}) == []
-    assert engine.hidden_params(state, {"seat": 0, "action": "buy", "cards": ["KH", "2C"]}) == ["cards"]
-    assert engine.hidden_params(state, {"seat": 0, "action": "buy", "cards": []}) == ["cards"]
+    state, buy = first_state_with("norrlandsknack", 3, "buy", seed="5eed")
+    hand = state["hands"][buy["seat"]]
+    assert hidden_after(state, dict(buy, cards=hand[:2])) == ["cards"]
+    assert hidden_after(state, dict(buy, cards=[])) == ["cards"]
+    state, play = first_state_with("norrlandsknack", 3, "play", seed="5eed")
+    assert hidden_after(state, play) == []
 
 
 @pytest.mark.parametrize("game,players,spec", [
@@ -537,7 +539,9 @@ def test_klaberjass_declarations_stay_hidden_in_views_log_and_errors(app: Flask,
     for answer in (table.get(), table.get(0), table.log()):
         assert not card_set(answer) & secret, answer
     entries = table.log()["entries"]
-    assert [e["hidden"] for e in entries[-2:]] == [["sequences"], ["sequences"]]
+    # the log's rule (docs/sessions.md): the losing runs stay hidden; the winning run, shown to the table by
+    # the declaration itself, is named
+    assert [e["hidden"] for e in entries[-2:]] == [["sequences"], []]
     rng = random.Random(5)
     while not (current := table.get())["finished"]:
         seat = current["view"]["turn"]

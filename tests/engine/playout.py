@@ -207,3 +207,36 @@ def play_to_the_limit(game_id: str, state: State, choose: Callable[[State], dict
     res = engine.result(state)
     assert res is not None and sum(res["payoffs"]) == 0 and max(map(abs, res["scores"])) <= SAFE_MAX
     return state, moves
+
+
+def first_state_with(game_id: str, players: int, action: str, seed: str = "c0ffee",
+                     options: dict[str, Any] | None = None) -> tuple[State, dict[str, Any]]:
+    """Random legal play from a new match until some seat may make ``action``: that state and the legal move."""
+    rng = random.Random(seed)
+    state = engine.new_match(game_id, players, options, seed)
+    for _ in range(5000):
+        legal = engine.legal_moves(state)
+        assert legal, f"{game_id}: the match ended before any '{action}'"
+        found = [m for m in legal if m["action"] == action]
+        if found:
+            return state, found[0]
+        state, _ = engine.apply(state, concrete(rng.choice(legal), rng))
+    raise AssertionError(f"{game_id}: no '{action}' in 5000 moves")
+
+
+def hidden_after(state: State, move: dict[str, Any]) -> list[str]:
+    """The parameters of ``move`` (legal in ``state``) that the public log withholds: what a session asks."""
+    seen = engine.in_public_view(state)
+    after, _ = engine.apply(state, move)
+    return engine.hidden_params(move, seen, after)
+
+
+def outside_code_then_not_held(game_id: str, players: int, action: str, key: str, code: str) -> None:
+    """The contract's precedence, in the first state where ``action`` is legal: ``code`` (no card of the game's
+    pack) in ``key`` is a bad parameter even after the turn is checked; a card of the pack the seat does not
+    hold is ``card_not_in_hand``."""
+    state, move = first_state_with(game_id, players, action)
+    expect_illegal(state, dict(move, **{key: code}), "invalid_parameters")
+    held = set(state["hands"][move["seat"]])
+    not_held = next(c for c in engine.get_game(game_id).pack(players, state["options"]) if c not in held)
+    expect_illegal(state, dict(move, **{key: not_held}), "card_not_in_hand")

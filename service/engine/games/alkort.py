@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import ALL_CODES, Card, card_name, make_pack
+from ..cards import Card, card_name, make_pack
 from ..checks import is_int, need, need_list
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
@@ -160,7 +160,7 @@ class Alkort(Game):
     actions = {
         "take_stock": Action("Show your hand, keep one card of it and take the eight undealt cards (only a "
                              "hand that is not friðufær).",
-                             {"keep": Param("string", "a card of your hand to keep")},
+                             {"keep": Param("card", "a card of your hand to keep")},
                              {"seat": 2, "action": "take_stock", "keep": "8C"}),
         "pass_stock": Action("Leave the stock.", example={"seat": 2, "action": "pass_stock"}),
         "play": Action("Play a card to the trick.", {"card": Param("card", "a card you hold")},
@@ -245,8 +245,7 @@ class Alkort(Game):
         seat, keep = move["seat"], move["keep"]
         hand = state["hands"][seat]
         if keep not in hand:
-            named = card_name(keep) if keep in ALL_CODES else repr(keep)
-            raise IllegalMove("card_not_in_hand", f"You do not hold the {named}: keep a card of your hand.")
+            raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(keep)}: keep a card of your hand.")
         if fridufaer(hand):  # a well-formed state never asks such a seat (R16)
             raise IllegalMove("not_eligible", "Your hand can beat a low Eight: you may not take the stock.")
         state["exchange"] = {"seat": seat, "keep": keep, "discards": [c for c in hand if c != keep]}

@@ -87,6 +87,9 @@ def left_out(n: int, options: Options) -> list[Card]:
     return list(chosen) if chosen is not None else list(REMOVAL[:52 % n])
 
 
+CODES: frozenset[Card] = frozenset(STANDARD_PACK)
+
+
 @cache
 def in_use(out: tuple[Card, ...]) -> tuple[Card, ...]:
     return tuple(c for c in STANDARD_PACK if c not in out)
@@ -276,6 +279,10 @@ class Davoserjazz(Game):
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         """The cards in use: the full pack less the left-out cards."""
         return in_use(tuple(left_out(n, options)))
+
+    def card_codes(self, n: int, options: Options) -> frozenset[Card]:
+        """Every card of the 52: the left-out ones are in play too (a Qabbalah pool, the layout)."""
+        return CODES
 
     def max_dealings(self, n: int, options: Options) -> int | None:
         return int(options["rounds"]) * 7  # seven hands a round, each dealt once

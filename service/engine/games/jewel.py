@@ -38,8 +38,7 @@ OPEN_CARD_INDEX = 81            # where the service's shuffle finds the open car
 MAX_SCORE = 2**53 - 1
 ACTIVE, PACKED, MID_PACKED, WRONG, DECLARER = "active", "packed", "mid_packed", "wrong", "declarer"
 PACK_PENALTY = {PACKED: INITIAL_PACK_PENALTY, MID_PACKED: MID_PACK_PENALTY}
-JEWELS = Param("strings", "0 to 2 jewels you hold, kept face up (left out: the most valuable choice)",
-               public=True, optional=True)
+JEWELS = Param("cards", "0 to 2 jewels you hold, kept face up (left out: the most valuable choice)", optional=True)
 
 
 @lru_cache(maxsize=256)
@@ -102,7 +101,7 @@ class Jewel(Game):
         "discard": Action("End your turn by discarding a card face up.",
                           {"card": Param("card", "a card you hold")}, {"seat": 1, "action": "discard", "card": "KD"}),
         "declare": Action("Put a card face down and show the other sixteen as a complete arrangement.",
-                          {"card": Param("card", "a card you hold, laid face down", public=False)},
+                          {"card": Param("card", "a card you hold, laid face down")},
                           {"seat": 1, "action": "declare", "card": "KD"}),
     }
     secret_keys = Game.secret_keys | {"stock"}

@@ -91,7 +91,7 @@ class Klaberjass(Game):
                      bella=Param("boolean", "declare Bella with this card", optional=True)),
         "declare": _act("Declare sequences (maximal runs of your hand), hidden until compared.",
                         {"seat": 1, "action": "declare", "sequences": [["KH", "QH", "JH"]]},
-                        sequences=Param("runs", "maximal runs of your hand", public=False)),
+                        sequences=Param("runs", "maximal runs of your hand")),
         "claim": _act("Claim that your side has reached the target (in or out of turn).",
                       {"seat": 0, "action": "claim"}),
     }

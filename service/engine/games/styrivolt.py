@@ -111,7 +111,7 @@ class Styrivolt(Game):
         "discard": act("The stock's taker lays twelve cards face down.",
                        {"seat": 2, "action": "discard", "cards": ["2C", "3C", "5C", "6C", "7C", "8C", "9C", "JC",
                                                                   "QC", "KC", "AC", "2S"]},
-                       cards=Param("cards", "twelve cards you hold", public=False)),
+                       cards=Param("cards", "twelve cards you hold")),
         "play": act("Play a card to the trick.", {"seat": 3, "action": "play", "card": "QS"},
                     card=Param("card", "a card you hold")),
         "stop": act("After the vol: end the deal and score the vol.", {"seat": 0, "action": "stop"}),

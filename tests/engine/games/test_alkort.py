@@ -19,7 +19,7 @@ from service.engine.games import alkort as ak
 from service.engine.rng import shuffled
 from service.engine.seats import order_from
 
-from ..playout import apply_checked, check_rejections, conserved_cards, expect_illegal, leaks
+from ..playout import apply_checked, check_rejections, conserved_cards, expect_illegal, leaks, outside_code_then_not_held
 
 GAME = "alkort"
 G = ak.GAME
@@ -268,8 +268,8 @@ def test_r15_precedence_of_the_refusals() -> None:
         ({"seat": 3, "action": "take_stock"}, "invalid_parameters"),
         ({"seat": 3, "action": "take_stock", "keep": 8}, "invalid_parameters"),
         ({"seat": 3, "action": "take_stock", "keep": "8C", "card": "8C"}, "invalid_parameters"),
-        ({"seat": 3, "action": "take_stock", "keep": "TC"}, "card_not_in_hand"),
-        ({"seat": 3, "action": "take_stock", "keep": "ZZ"}, "card_not_in_hand"),
+        ({"seat": 3, "action": "take_stock", "keep": "TC"}, "invalid_parameters"),  # no card of the pack (turn 3)
+        ({"seat": 3, "action": "take_stock", "keep": "ZZ"}, "invalid_parameters"),
         ({"seat": 3, "action": "take_stock", "keep": "AS"}, "card_not_in_hand"),
     ]
     for move, reason in cases:
@@ -278,7 +278,9 @@ def test_r15_precedence_of_the_refusals() -> None:
     for move, reason in [({"seat": 1, "action": "pass_stock"}, "wrong_phase"),
                          ({"seat": 2, "action": "play", "card": "ZZ"}, "not_your_turn"),
                          ({"seat": 1, "action": "play", "card": "ZZ"}, "invalid_parameters"),
-                         ({"seat": 1, "action": "play", "card": "TC"}, "card_not_in_hand")]:
+                         ({"seat": 1, "action": "play", "card": "TC"}, "invalid_parameters"),  # no Tens (R15)
+                         ({"seat": 1, "action": "play", "card": next(c for c in ak.PACK if c not in
+                                                                       playing["hands"][1])}, "card_not_in_hand")]:
         assert expect_illegal(playing, move) == reason, move
 
 
@@ -547,3 +549,18 @@ def test_random_matches_with_exchanges_play_to_the_end() -> None:
             assert engine.check_state(GAME, engine.clone(state)) == state
             conserved_cards(G, state, pack, count)
         assert engine.result(state) is not None
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("alkort", 4, "play", "card", "TD")
+
+
+def test_a_keep_outside_the_pack_is_invalid_parameters() -> None:
+    """R15: a ``keep`` naming a code of no card of the 44-card pack (a Ten) is a bad parameter; a card of the pack
+    not in the hand stays ``card_not_in_hand``."""
+    state = start(exchange_deal({3: S8_HAND}), stock_exchange=True)
+    move = {"seat": 3, "action": "take_stock", "keep": S8_HAND[0]}
+    expect_illegal(state, dict(move, keep="TD"), "invalid_parameters")
+    expect_illegal(state, dict(move, keep="ZZ"), "invalid_parameters")
+    not_held = next(c for c in ak.PACK if c not in state["hands"][3])
+    expect_illegal(state, dict(move, keep=not_held), "card_not_in_hand")

@@ -20,7 +20,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidStat
 from service.engine.jewel_melds import JEWEL_PACK, sort_canonical
 from service.engine.rng import shuffled
 
-from ..playout import expect_illegal
+from ..playout import expect_illegal, hidden_after
 from .test_jewel_melds import SEED_CHART, SEED_HANDS, SEED_NETS
 
 State = dict[str, Any]
@@ -160,8 +160,12 @@ def test_refusal_reasons_in_order() -> None:
     expect_illegal(state, {"seat": 1, "action": "declare", "card": "KD"}, "must_draw_first")
     expect_illegal(state, {"seat": 1, "action": "draw", "source": "discard"}, "discard_pile_empty")
     expect_illegal(state, {"seat": 1, "action": "mid_pack", "jewels": []}, "mid_pack_too_early")
-    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["XX", "9C", "9C"]}, "too_many_jewels")
-    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["XX"]}, "not_a_jewel")
+    # R-J1: a string that is no card code of the packs is a bad parameter, before the jewels' own reasons
+    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["XX", "9C", "9C"]}, "invalid_parameters")
+    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["XX"]}, "invalid_parameters")
+    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["ZZ"]}, "invalid_parameters")
+    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["ah"]}, "invalid_parameters")
+    expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["KD", "9C", "9C"]}, "too_many_jewels")
     expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["KD"]}, "not_a_jewel")
     expect_illegal(state, {"seat": 1, "action": "pack", "jewels": ["9S", "9S"]}, "card_not_in_hand")
     drawn, _ = do(state, 1, "draw", source="stock")
@@ -362,8 +366,9 @@ def test_views_hide_the_stock_and_other_hands() -> None:
     view = engine.view(state, 0)
     assert "stock" not in view and view["stock_size"] == len(state["stock"])
     assert view["hands"][1] is None and view["hands"][0] == state["hands"][0]
-    assert engine.hidden_params(state, {"seat": 1, "action": "declare", "card": "KD"}) == ["card"]
-    assert engine.hidden_params(state, {"seat": 1, "action": "pack", "jewels": []}) == []
+    assert hidden_after(state, {"seat": 1, "action": "pack", "jewels": []}) == ["jewels"]  # an empty list
+    for keep in [m for m in engine.legal_moves(state) if m["action"] == "pack" and m.get("jewels")]:
+        assert hidden_after(state, keep) == []  # jewels kept face up
 
 
 @pytest.mark.parametrize(("key", "forge"), [

@@ -11,7 +11,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidState
 from service.engine.cards import PIQUET_PACK
 from service.engine.games import klaberjass_scoring as sc
 
-from ..playout import apply_checked, expect_illegal, leaks
+from ..playout import apply_checked, expect_illegal, first_state_with, hidden_after, leaks, outside_code_then_not_held
 
 GAME = "klaberjass"
 State = dict[str, Any]
@@ -466,7 +466,7 @@ def test_views_hide_declarations_until_compared() -> None:
     state, _ = do(state, mv(1, "declare", sequences=[["AS", "KS", "QS"]]))
     assert engine.view(state, 1)["declared"] == [None, [["AS", "KS", "QS"]]]
     assert engine.view(state, 0)["declared"] == [None, None] and engine.view(state, None)["declared"] == [None, None]
-    assert engine.hidden_params(state, mv(0, "declare", sequences=[])) == ["sequences"]
+    assert hidden_after(state, mv(0, "declare", sequences=[])) == ["sequences"]
     assert "log" not in engine.view(state, 0) and "rest" not in engine.view(state, 0)
 
 
@@ -531,3 +531,15 @@ def test_illegal_moves_carry_a_sentence() -> None:
     with pytest.raises(IllegalMove) as err:
         engine.apply(k8_state(), mv(1, "name_trump", suit="C"))
     assert err.value.reason == "wrong_phase" and "round 1" in err.value.message
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("klaberjass", 4, "play", "card", "2H")
+
+
+def test_a_declaration_naming_cards_outside_the_pack_is_invalid_parameters_not_an_inconsistent_state() -> None:
+    """R21: a sequence of codes outside the 32-card pack is a bad parameter (it used to reach the sequence
+    scoring and come back as ``invalid_state``)."""
+    state, move = first_state_with("klaberjass", 4, "declare")
+    expect_illegal(state, dict(move, sequences=[["4H", "3H", "2H"]]), "invalid_parameters")
+    expect_illegal(state, dict(move, sequences=[["AH", "KH", "2H"]]), "invalid_parameters")

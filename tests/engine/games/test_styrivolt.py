@@ -16,7 +16,7 @@ from service.engine.games.styrivolt import GAME as STYRIVOLT
 from service.engine.games.styrivolt_rules import (BEATER, LAMB, LEADER, PACK, PLAIN, STICKER, apply_award,
                                                   award_cross, award_strokes, card_class, fresh_board)
 
-from ..playout import concrete, expect_illegal
+from ..playout import concrete, expect_illegal, hidden_after, outside_code_then_not_held
 
 GAME = "styrivolt"
 Board = dict[str, Any]
@@ -198,7 +198,7 @@ def test_S11_only_bare_hands_are_asked_and_the_taker_discards_twelve() -> None:
     assert entry["cards"] == state["turned"] + stock
     assert entry["ranges"] == {"cards": {"choose": 12, "from": state["hands"][1]}}
     expect_illegal(state, {"seat": 3, "action": "take_stock"}, "wrong_phase")
-    assert engine.hidden_params(state, entry) == ["cards"]  # left out of the public log until the match is over
+    assert hidden_after(state, entry) == ["cards"]  # left out of the public log until the match is over
     state, events = engine.apply(state, entry)
     assert events == [{"type": "discard", "seat": 1}]
     assert state["hands"][1] == BARE and state["phase"] == "play" and engine.to_act(state) == [1]
@@ -219,7 +219,7 @@ def test_S11_a_discard_keeping_stock_cards() -> None:
     (BARE + ["JH", "QH"], "wrong_discard_count"),
     (BARE + ["JH", "QH", "JH"], "wrong_discard_count"),  # a repeat is a wrong count (R18)
     (BARE + ["JH", "QH", "2H"], "card_not_in_hand"),  # seat 3's card
-    (BARE + ["JH", "QH", "TH"], "card_not_in_hand"),  # a card of no Stýrivolt pack
+    (BARE + ["JH", "QH", "TH"], "invalid_parameters"),  # a card of no Stýrivolt pack (the contract's precedence)
     (BARE + ["JH", "QH", "2H", "3H"], "wrong_discard_count"),  # the count comes first
 ])
 def test_R18_discard_refusals(cards: list[str], reason: str) -> None:
@@ -615,7 +615,7 @@ def test_R17_verbs_switched_off_are_wrong_phase() -> None:
     expect_illegal(state, {"seat": 4, "action": "play", "card": "2H"}, "invalid_parameters")
     expect_illegal(state, {"seat": 2, "action": "play", "card": "2H"}, "not_your_turn")
     expect_illegal(state, {"seat": 1, "action": "play", "card": 7}, "invalid_parameters")
-    expect_illegal(state, {"seat": 1, "action": "play", "card": "TH"}, "card_not_in_hand")
+    expect_illegal(state, {"seat": 1, "action": "play", "card": "TH"}, "invalid_parameters")  # no Tens in the pack
 
 
 # ----- the deal: chosen suits, explicit deals, seeded order ---------------------------------------------------------
@@ -724,3 +724,30 @@ def test_board_equals_the_replay_of_the_awards(seed: bytes, pick: int, which: in
     for record in result["deals"]:
         apply_award(replayed, "AB".index(record["side"]), record["award"])
     assert replayed == board
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("styrivolt", 4, "play", "card", "TC")
+
+
+def test_the_public_log_names_a_card_played_only_when_the_spectators_view_shows_it() -> None:
+    """The log's rule (docs/sessions.md): a card is named only if the spectator's view after the move shows one
+    more copy of it, up to and including the move that settles deal 1 (it used to be named by a fixed flag
+    whatever the view showed)."""
+    rng = random.Random(3)
+    state = engine.new_match("styrivolt", 4, None, "c0ffee")
+    last = None
+    for _ in range(500):
+        move = concrete(rng.choice(engine.legal_moves(state)), rng)
+        seen = engine.in_public_view(state)
+        after, _ = engine.apply(state, move)
+        hidden = engine.hidden_params(move, seen, after)
+        if move["action"] == "play":
+            shown = engine.in_public_view(after)[move["card"]] > seen[move["card"]]
+            assert hidden == ([] if shown else ["card"]), move
+            last = hidden
+        if after["history"] != state["history"]:  # deal 1 settled: its last card was judged by the same rule
+            assert last is not None
+            return
+        state = after
+    raise AssertionError("deal 1 never ended")

@@ -12,7 +12,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidStat
 from service.engine.cards import PIQUET_PACK
 from service.engine.rng import shuffled
 
-from ..playout import expect_illegal, leaks
+from ..playout import expect_illegal, leaks, outside_code_then_not_held
 
 GAME = "toepen"
 State = dict[str, Any]
@@ -847,3 +847,7 @@ def test_deal_changes_add_up_over_random_matches() -> None:
                         challenged[e["penalised"]] += 1
                 assert state["scores"] == [b + c for b, c in zip(before, challenged)]
         assert engine.result(state) is not None
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("toepen", 4, "play", "card", "2H")

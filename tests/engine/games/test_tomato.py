@@ -15,7 +15,7 @@ from service.engine.cards import SPANISH_PACK
 from service.engine.games.tomato import IN_DEAL, SAFE, rightwards
 from service.engine.rng import shuffled
 
-from ..playout import concrete, expect_illegal, leaks
+from ..playout import concrete, expect_illegal, leaks, outside_code_then_not_held
 
 GAME = "tomato"
 TOMATO = engine.get_game(GAME)
@@ -381,7 +381,7 @@ def test_card_not_in_hand() -> None:
     state, _ = act(state, (0, "take", 0), (3, "stand"), (2, "pass"), (1, "pass"))
     missing = next(c for c in SPANISH_PACK if c not in state["hands"][3])
     expect_illegal(state, {"seat": 3, "action": "play", "card": missing}, "card_not_in_hand")
-    expect_illegal(state, {"seat": 3, "action": "play", "card": "8C"}, "card_not_in_hand")
+    expect_illegal(state, {"seat": 3, "action": "play", "card": "8C"}, "invalid_parameters")  # no card of the pack
 
 
 # ----- match end --------------------------------------------------------------------------------------
@@ -652,3 +652,7 @@ def test_chips_conserved_in_random_play(options: dict[str, Any], players: int) -
         res = engine.result(state)
         assert res is not None and sum(res["scores"]) == total and sum(res["payoffs"]) == 0
         assert state["pot"] == 0 and state["side_pots"] == []
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("tomato", 4, "play", "card", "9S")

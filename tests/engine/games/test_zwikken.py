@@ -11,7 +11,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidRequ
 from service.engine.games.zwikken import PACK, SAFE, fractions
 from service.engine.rng import shuffled
 
-from ..playout import concrete, expect_illegal, leaks, play_to_end
+from ..playout import concrete, expect_illegal, leaks, outside_code_then_not_held, play_to_end
 
 GAME = "zwikken"
 
@@ -585,3 +585,7 @@ def test_forged_zwik_in_play_is_refused() -> None:
     forged["rest"][forged["rest"].index("KH")] = "JH"
     with pytest.raises(InvalidState):
         engine.check_state(GAME, forged)
+
+
+def test_a_card_code_outside_the_pack_is_invalid_parameters_and_a_card_not_held_stays_card_not_in_hand() -> None:
+    outside_code_then_not_held("zwikken", 3, "play", "card", "2H")
