@@ -333,6 +333,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The landing page: the games, links to their rules and to the API docs. */
+        get: operations["landingPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -1055,7 +1072,7 @@ export interface components {
             seat: number;
             /** @constant */
             action: "take_stock";
-            keep: string;
+            keep: components["schemas"]["Card"];
             /** @description Legal moves only: each numeric parameter's range, {min, max} (the entry's own value is one of them). Ignored, whatever it holds, in a move that is posted. */
             ranges?: unknown;
         } | {
@@ -1328,14 +1345,14 @@ export interface components {
             seat: number;
             /** @constant */
             action: "pack";
-            jewels?: string[];
+            jewels?: components["schemas"]["Card"][];
             /** @description Legal moves only: each numeric parameter's range, {min, max} (the entry's own value is one of them). Ignored, whatever it holds, in a move that is posted. */
             ranges?: unknown;
         } | {
             seat: number;
             /** @constant */
             action: "mid_pack";
-            jewels?: string[];
+            jewels?: components["schemas"]["Card"][];
             /** @description Legal moves only: each numeric parameter's range, {min, max} (the entry's own value is one of them). Ignored, whatever it holds, in a move that is posted. */
             ranges?: unknown;
         } | {
@@ -3408,7 +3425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3417,7 +3434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3576,7 +3593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3585,7 +3602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3740,7 +3757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3749,7 +3766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3904,7 +3921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3913,7 +3930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3991,7 +4008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,7 +4017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4131,7 +4148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4721,6 +4738,37 @@ export interface operations {
             };
         };
     };
+    landingPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The landing page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     apiDocs: {
         parameters: {
             query?: never;
@@ -4773,13 +4821,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Unknown game. */
+            /** @description Unknown game. A browser (Accept preferring text/html) is shown an HTML page instead. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
@@ -4847,13 +4896,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) */
+            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
@@ -4890,13 +4940,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) */
+            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
@@ -4943,7 +4994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4952,7 +5003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5005,7 +5056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5014,7 +5065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5067,7 +5118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,7 +5127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5129,7 +5180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5138,7 +5189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5191,7 +5242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5200,7 +5251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,7 +5304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,7 +5366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5377,7 +5428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5439,7 +5490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5448,7 +5499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +5552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5510,7 +5561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +5614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5572,7 +5623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5634,7 +5685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5687,7 +5738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5696,7 +5747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5749,7 +5800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5758,7 +5809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5811,7 +5862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5820,7 +5871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5873,7 +5924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5882,7 +5933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,7 +5986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5944,7 +5995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +6048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,7 +6057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,7 +6110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6068,7 +6119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6121,7 +6172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6130,7 +6181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6183,7 +6234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6192,7 +6243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +6296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6254,7 +6305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6307,7 +6358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6316,7 +6367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6369,7 +6420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6378,7 +6429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6431,7 +6482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6440,7 +6491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6493,7 +6544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6502,7 +6553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +6606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6564,7 +6615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6626,7 +6677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6679,7 +6730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6688,7 +6739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +6792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6750,7 +6801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6803,7 +6854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6812,7 +6863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6865,7 +6916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6874,7 +6925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6927,7 +6978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6936,7 +6987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6989,7 +7040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 256 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +7049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7051,7 +7102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 1024 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7060,7 +7111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7113,7 +7164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is too large. */
+            /** @description payload_too_large: the body is larger than this endpoint's 2048 KiB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7122,7 +7173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal. */
+            /** @description Illegal move, invalid state, options, deal, player count or seat; state_tampered: a sealed state that does not authenticate, a plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain state without its valid state_tag; limit_exceeded: more explicit deals than MAX_DEALS, or than the match can ever deal, or (replay) more moves than MAX_MOVES, counted before any entry is checked. */
             422: {
                 headers: {
                     [name: string]: unknown;
