@@ -7,8 +7,10 @@ from flask import Flask
 
 from .docs import bp as docs_bp
 from .table import bp as table_bp
+from .tournament import bp as tournament_bp
 
 
 def install(app: Flask) -> None:
     app.register_blueprint(table_bp)
     app.register_blueprint(docs_bp)
+    app.register_blueprint(tournament_bp)
