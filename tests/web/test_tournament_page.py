@@ -30,7 +30,7 @@ TOURNAMENT: dict[str, Any] = {
     "entries": [{"bot": "b1", "name": "alice", "status": "active", "connected": True},
                 {"bot": "b2", "name": "bob", "status": "active", "connected": False},
                 {"bot": "b3", "name": "<b>carol</b>", "status": "withdrawn", "connected": False}],
-    "rounds": [{"index": 0, "game": "femkort", "byes": ["b3"],
+    "rounds": [{"index": 1, "game": "femkort/2", "byes": ["b3"],
                 "tables": [{"match": "r0t0", "bots": ["b1", "b2"], "session": SESSION,
                             "table": f"/table/{SESSION}", "result": None}]}],
     "standings": [{"rank": 1, "bot": "b1", "points": 1.5, "duplicate": 2.0, "payoff": 4, "buchholz": 0.5,
@@ -117,6 +117,7 @@ def test_the_page_shows_the_tournament_and_follows_its_events(stand_in: tuple[st
     link = driver.find_element(By.CSS_SELECTOR, "#tables a.table-link")
     assert link.get_attribute("href") == f"{base}/table/{SESSION}"
     assert "alice - bob" in driver.find_element(By.CSS_SELECTOR, "#tables li").text
+    assert driver.find_element(By.ID, "round-title").text == "Round 1: femkort/2"
     assert "Sitting out: <b>carol</b>" in driver.find_element(By.ID, "byes").text  # text, never markup
     assert not driver.find_elements(By.CSS_SELECTOR, "#entries b")
     assert [e.get_attribute("title") for e in driver.find_elements(By.CSS_SELECTOR, "#entries li")] == \

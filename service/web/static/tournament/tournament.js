@@ -85,7 +85,7 @@
 
   function renderRound(t) {
     const round = currentRound(t.rounds);
-    $("round-title").textContent = round ? `Round ${round.index + 1}: ${round.game}` : "No round yet";
+    $("round-title").textContent = round ? `Round ${round.index}: ${round.game}` : "No round yet";
     $("tables").replaceChildren(...(round ? round.tables : []).map((table) => {
       const li = el("li");
       li.dataset.match = table.match;
