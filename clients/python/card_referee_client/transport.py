@@ -125,6 +125,33 @@ class Transport:
                 raise http.client.HTTPException(f"answer is not JSON: {raw[:80]!r}") from exc
         return Reply(resp.status, {k: v for k, v in resp.getheaders()}, parsed)
 
+    def text(self, path: str, accept: str = "text/plain") -> str:
+        """A GET whose answer is text, not JSON (a CSV or Markdown table); retried like any GET."""
+        for attempt in range(self.retries + 1):
+            conn = self.connection()
+            try:
+                conn.request("GET", self.prefix + path, headers={"Accept": accept})
+                resp = conn.getresponse()
+                raw = resp.read()
+            except (OSError, http.client.HTTPException) as exc:
+                if attempt == self.retries:
+                    raise TransportError(f"GET {path}: {type(exc).__name__}: {exc}") from exc
+                time.sleep(min(0.05 * 2 ** attempt, self.max_pause))
+                continue
+            finally:
+                conn.close()
+            if resp.status < 400:
+                return raw.decode("utf-8")
+            if resp.status in RETRY_STATUS and attempt < self.retries:
+                time.sleep(self._pause(resp.getheader("Retry-After"), attempt))
+                continue
+            try:
+                body: Any = json.loads(raw)
+            except ValueError:
+                body = raw.decode(errors="replace")
+            raise problem_from(resp.status, body, resp.getheader("Retry-After"))
+        raise AssertionError("unreachable")
+
     def stream(self, path: str, headers: Mapping[str, str], timeout: float) -> Iterator[bytes]:
         """The lines of a streaming answer (the event stream), on a connection of its own."""
         conn = self.connection(timeout)
