@@ -193,8 +193,8 @@ class HostedBot:
                 if self._handle(event):
                     break
         finally:
+            self.pool.shutdown(wait=True)  # the matches announced are played to their end
             self.stream.stop.set()
-            self.pool.shutdown(wait=True)
             for client in self.clients.values():
                 client.close()
         return self.played
@@ -227,14 +227,15 @@ class HostedBot:
     def _play(self, match: str, data: dict[str, Any]) -> None:
         failures = 0
         while not self.stream.stop.is_set():
-            client = self.clients[self.stream.url]
+            url = self.stream.url
             try:
-                answer = self.play(client, data, self.choose)
+                answer = self.play(self.clients[url], data, self.choose)
             except TransportError as exc:  # this instance is gone: go on through the next one
                 failures += 1
                 if failures >= PLAY_ATTEMPTS:
                     return self._give_up(match, str(exc))
-                self.stream.fail_over()
+                if self.stream.url == url:  # not already moved on by the stream or another match
+                    self.stream.fail_over()
                 self.stream.stop.wait(min(0.05 * 2 ** failures, MAX_PAUSE))
                 continue
             except CardRefereeError as exc:
