@@ -32,7 +32,7 @@ from typing import Any, TextIO, cast
 
 from .bots import Choose, play_seat
 from .client import Client, Event, parse_events
-from .errors import CardRefereeError, IllegalMove, ProblemError, TransportError, Unauthorized, problem_from
+from .errors import CardRefereeError, IllegalMove, NotFound, ProblemError, TransportError, problem_from
 from .models import SeatAnswer
 
 BOT_EVENTS = "/v1/bots/me/events"
@@ -238,6 +238,9 @@ class HostedBot:
                     self.stream.fail_over()
                 self.stream.stop.wait(min(0.05 * 2 ** failures, MAX_PAUSE))
                 continue
+            except NotFound:  # an old announcement (a stream read from its start) of a session since expired
+                self._say(f"{match}: its session is gone: nothing to play")
+                return None
             except CardRefereeError as exc:
                 return self._give_up(match, str(exc))
             result: dict[str, Any] = dict(answer.get("result") or {})
