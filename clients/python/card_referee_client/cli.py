@@ -89,7 +89,8 @@ def _tournament_commands(tournament: argparse.ArgumentParser) -> None:
     create.add_argument("description", type=Path, help="the description (JSON; its 'bots' are the entries)")
     create.add_argument("--url", default="http://127.0.0.1:8000", help="the Card Referee service")
     whom = create.add_mutually_exclusive_group(required=True)
-    whom.add_argument("--entries", nargs="+", metavar="BOT_ID", help="the registered bots that play")
+    whom.add_argument("--entries", nargs="+", metavar="BOT_ID",
+                      help="the registered bots that play (also comma-separated: --entries=ID1,ID2)")
     whom.add_argument("--registration-until", metavar="RFC3339",
                       help="open registration until then (bots join with 'tournament join')")
     _add_print(create, "id,organiser_token")
@@ -223,7 +224,8 @@ def _create(args: argparse.Namespace) -> int:
         return 2
     organiser = Organiser(args.url)
     description.pop("bots", None)
-    return _print_fields(organiser.create(description, args.entries, args.registration_until), args.print)
+    entries = None if args.entries is None else [e for word in args.entries for e in word.split(",") if e]
+    return _print_fields(organiser.create(description, entries, args.registration_until), args.print)
 
 
 def _organiser_action(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -50,8 +50,9 @@ class Stopped(Exception):
 # ----- an event stream that survives drops and instances ---------------------------------------------
 class Follower:
     """An SSE path followed across reconnects (``Last-Event-ID``) and base URLs (the next one on a connection
-    failure). 401/403/404 and other refusals are raised; a 503 or a lost connection is tried again, with a
-    pause that grows to :data:`MAX_PAUSE`, for ever (``stop`` ends it)."""
+    failure). 401/403/404 and other refusals are raised; a 503, an ``error`` event (the service's store did not
+    answer) or a lost connection is tried again, with a pause that grows to :data:`MAX_PAUSE`, for ever
+    (``stop`` ends it). A stream the service closes on time is resumed at once."""
 
     def __init__(self, urls: Sequence[str], path: str, headers: dict[str, str], last_event_id: str | None = None,
                  timeout: float = STREAM_TIMEOUT, stop: threading.Event | None = None) -> None:
@@ -89,6 +90,9 @@ class Follower:
         while not self.stop.is_set():
             try:
                 for event in parse_events(self._lines()):
+                    if event.event == "error":  # the service's store failed: the stream ends, try again later
+                        failures += 1
+                        continue
                     failures = 0
                     if event.id:
                         self.last_event_id = event.id
