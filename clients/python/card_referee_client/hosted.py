@@ -20,11 +20,9 @@ start, pause, resume, cancel, withdraw a bot, watch its events, and download its
 from __future__ import annotations
 
 import http.client
-import json
 import socket
 import sys
 import threading
-import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,8 +30,9 @@ from typing import Any, TextIO, cast
 
 from .bots import Choose, play_seat
 from .client import Client, Event, parse_events
-from .errors import CardRefereeError, IllegalMove, NotFound, ProblemError, TransportError, problem_from
+from .errors import CardRefereeError, IllegalMove, NotFound, ProblemError, TransportError
 from .models import SeatAnswer
+from .transport import problem_of
 
 BOT_EVENTS = "/v1/bots/me/events"
 FINAL_EVENTS = frozenset({"tournament_finished", "cancelled"})
@@ -124,12 +123,7 @@ class Follower:
             resp = conn.getresponse()
             self.connections += 1
             if resp.status >= 400:
-                raw = resp.read()
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode(errors="replace")
-                raise problem_from(resp.status, body, resp.getheader("Retry-After"))
+                raise problem_of(resp.status, resp.read(), resp.getheader("Retry-After"))
             if resp.status == 204:
                 self.stop.wait(1.0)  # nothing to send now: ask again shortly
                 return

@@ -145,11 +145,7 @@ class Transport:
             if resp.status in RETRY_STATUS and attempt < self.retries:
                 time.sleep(self._pause(resp.getheader("Retry-After"), attempt))
                 continue
-            try:
-                body: Any = json.loads(raw)
-            except ValueError:
-                body = raw.decode(errors="replace")
-            raise problem_from(resp.status, body, resp.getheader("Retry-After"))
+            raise problem_of(resp.status, raw, resp.getheader("Retry-After"))
         raise AssertionError("unreachable")
 
     def stream(self, path: str, headers: Mapping[str, str], timeout: float) -> Iterator[bytes]:
@@ -161,12 +157,7 @@ class Transport:
             if resp.status == 204:  # the stream has nothing more to send, ever (a finished match)
                 raise StreamOver()
             if resp.status >= 400:
-                raw = resp.read()
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode(errors="replace")
-                raise problem_from(resp.status, body)
+                raise problem_of(resp.status, resp.read(), resp.getheader("Retry-After"))
             while True:
                 line = resp.readline()
                 if not line:
@@ -178,4 +169,13 @@ class Transport:
             conn.close()
 
 
-__all__ = ["ProblemError", "Reply", "StreamOver", "Transport", "TransportError"]
+def problem_of(status: int, raw: bytes, retry_after: str | None = None) -> ProblemError:
+    """The exception for an error answer's raw body (a problem object, or any text)."""
+    try:
+        body: Any = json.loads(raw)
+    except ValueError:
+        body = raw.decode(errors="replace")
+    return problem_from(status, body, retry_after)
+
+
+__all__ = ["ProblemError", "Reply", "StreamOver", "Transport", "TransportError", "problem_of"]
