@@ -21,6 +21,9 @@ import pytest
 from card_referee_client import Client, Unauthorized, random_bot
 from card_referee_client.hosted import Organiser, play_announced, run_bot, split_tournament_url
 from card_referee_client.models import Move
+from card_referee_client.tournament.play import all_incidents
+from card_referee_client.tournament.schedule import Match
+from card_referee_client.tournament.spec import GameSpec
 
 TOKEN = "bot-token"
 FORWARDED = ("Authorization", "Content-Type", "Idempotency-Key", "Accept")
@@ -217,6 +220,11 @@ def test_a_refused_move_or_a_broken_choose_concedes_the_match(client: Client, ch
     assert log["finished"] and log["result"] is not None
     assert log["result"]["forfeited"] == leader and log["result"]["ended_by"] == "concession"
     assert any(said in str(e.get("reason", "")) for e in log["entries"]), log["entries"]
+    # the record's incidents say why (results.md's incidents column), besides the forfeit
+    match = Match("m", 1, GameSpec("femkort", 2), 1, 1, 0, ("lead", "other") if leader == 0 else ("other", "lead"),
+                  None)
+    kinds = [(i["bot"], i["kind"]) for i in all_incidents(match, dict(log), [])]
+    assert kinds == [("lead", said.split(":")[0]), ("lead", "forfeit")]
 
 
 def test_a_tournament_is_named_by_its_url_or_its_id() -> None:
