@@ -22,7 +22,7 @@ from marshmallow import Schema, fields
 
 from .. import engine
 from ..engine import CARD_PATTERN, Game
-from . import answers, schemas
+from . import answers, schemas, tournament_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 JSON = "application/json"
@@ -38,6 +38,7 @@ BODIES: dict[str, type[Schema]] = {
         "Result", "Envelope", "Problem", "Deal", "PlayerRange", "GameSummary", "GameList", "LegalMoves", "SeatView",
         "Health", "Readiness", "SeatToken", "SessionCreated", "ClockSeat", "ClockState", "PresenceSeat",
         "SessionView", "SessionEvent", "LogEntry", "SessionLog")},
+    **{name: getattr(tournament_schemas, name) for name in tournament_schemas.BODIES},  # bots and tournaments
 }
 
 
@@ -276,8 +277,8 @@ INFO = ("Rules adjudication for card games: is a move legal, and if not why; the
 
 
 def build() -> dict[str, Any]:
-    from . import openapi_sessions as sessions
-    paths = {**stateless_paths(), **ops_paths(), **sessions.paths(), **page_paths()}
+    from . import openapi_sessions as sessions, openapi_tournaments as tournaments
+    paths = {**stateless_paths(), **ops_paths(), **sessions.paths(), **tournaments.paths(), **page_paths()}
     for extra in EXTRA_PATHS:
         paths.update(extra())
     spec = new_spec()

@@ -162,6 +162,10 @@ class TournamentStatus(Open):
     status = fields.String(required=True, metadata=doc(enum=STATUSES))
 
 
+# openapi.yaml's components, by name (a schema nested in another before it)
+BODIES = ("BotCreate", "Registration", "TournamentCreate", "Withdrawal", "Rating", "Bot", "BotCreated",
+          "TournamentCreated", "Entry", "MatchTable", "RoundView", "Progress", "TournamentView", "Standings", "Archive",
+          "LadderRow", "Ladder", "TournamentStatus")
 BOT_CREATE = BotCreate()
 TOURNAMENT_CREATE = TournamentCreate()
 WITHDRAWAL = Withdrawal()
