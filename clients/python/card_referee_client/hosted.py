@@ -25,7 +25,7 @@ import sys
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO, cast
 
 from .bots import Choose, play_seat
@@ -40,10 +40,6 @@ STREAM_TIMEOUT = 60.0   # seconds without a byte (the service sends a heartbeat 
 TEXT_TYPES = {"csv": "text/csv", "md": "text/markdown"}
 MAX_PAUSE = 2.0         # longest wait between two attempts to reach the service
 PLAY_ATTEMPTS = 20      # connection failures in a row (over every base URL) before a match is given up
-
-
-class Stopped(Exception):
-    """The stream was stopped from outside (``stop`` set)."""
 
 
 # ----- an event stream that survives drops and instances ---------------------------------------------
@@ -88,26 +84,27 @@ class Follower:
         failures = 0
         while not self.stop.is_set():
             try:
+                failed = False
                 for event in parse_events(self._lines()):
-                    if event.event == "error":  # the service's store failed: the stream ends, try again later
-                        failures += 1
+                    if event.event == "error":  # the instance's store failed: the stream ends, try again
+                        failed = True
                         continue
                     failures = 0
                     if event.id:
                         self.last_event_id = event.id
                     yield event
             except TransportError:
-                if self.stop.is_set():
-                    break
-                failures += 1
-                self.fail_over()
+                failed = True
             except ProblemError as exc:
                 if exc.status < 500 and exc.status != 429:
                     raise
+                failed = True
+            if failed and not self.stop.is_set():
+                # the next instance at once; when every one has failed in turn, pauses that grow
                 failures += 1
-            if failures and not self.stop.is_set():
-                # the first failure goes straight to the next instance; later ones pause
-                self.stop.wait(0 if failures == 1 and len(self.urls) > 1 else min(0.1 * 2 ** failures, MAX_PAUSE))
+                self.fail_over()
+                if failures >= len(self.urls):
+                    self.stop.wait(min(0.1 * 2 ** (failures - len(self.urls) + 1), MAX_PAUSE))
 
     def _lines(self) -> Iterator[bytes]:
         parts = urllib.parse.urlsplit(self.url)
@@ -177,7 +174,6 @@ class HostedBot:
         self.clients = {u: Client(u) for u in self.stream.urls}
         self.pool = ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="match")
         self.seen: set[str] = set()
-        self.in_flight: dict[str, Future[None]] = {}
         self.played: list[str] = []
         self.failed: list[str] = []
         self._lock = threading.Lock()
@@ -219,7 +215,7 @@ class HostedBot:
                 return False
             self.seen.add(match)
         self._say(f"{match}: {data.get('game')} seat {data.get('seat')} (session {data.get('session')})")
-        self.in_flight[match] = self.pool.submit(self._play, match, data)
+        self.pool.submit(self._play, match, data)
         return True
 
     def _play(self, match: str, data: dict[str, Any]) -> None:
@@ -241,6 +237,8 @@ class HostedBot:
                 return None
             except CardRefereeError as exc:
                 return self._give_up(match, str(exc))
+            except (KeyError, TypeError) as exc:  # an announcement without a session or a token
+                return self._give_up(match, f"the announcement cannot be played: {type(exc).__name__}: {exc}")
             result: dict[str, Any] = dict(answer.get("result") or {})
             self._say(f"{match}: over, payoffs {result.get('payoffs')}")
             self.played.append(match)
