@@ -11,10 +11,10 @@ each round, creates and announces the matches, records them and publishes the st
 a clock (``forfeit``, 10 s a move), started when the match is announced.
 
 Reported (and written to OUT/hosted-tournament-bench.json): matches and moves per second from the start to the
-``finished`` status, and the service's CPU time per move: the user + system time of the gunicorn master and
-workers over that span, divided by the moves of the archive's records (everything the service did in it
-counted: the director's ticks, the announcements, the bots' streams and heartbeats, their reads and moves, the
-records, standings and ratings). Beside it, per move, the CPU of Redis and of the bots' processes.
+``tournament_finished`` event (followed on the tournament's event stream, not polled), and the service's CPU time
+per move: the user + system time of the gunicorn master and workers over that span, divided by the moves of the
+archive's records (everything the service did in it counted: the director's ticks, the announcements, the
+bots' streams and heartbeats, their reads and moves, the records, standings and ratings). Beside it, per move, the CPU of Redis and of the bots' processes.
 docs/performance.md, "Hosted tournaments", sets these beside the local runner's (``python -m bench.tournament``).
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections import Counter
@@ -37,6 +38,7 @@ if str(ROOT) not in sys.path:
 
 from bench.http_bench import Service, cpu_seconds  # noqa: E402
 from bench.tournament import service_cpu  # noqa: E402
+from card_referee_client.hosted import Organiser  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
 MOVE_MS = 10000
@@ -80,6 +82,19 @@ def wait_until(what: str, seconds: float, check: Any, every: float = 0.5) -> Any
     return found
 
 
+def wait_for_the_end(base: str, tid: str) -> str:
+    """Follows the tournament's event stream, as an organiser's ``watch`` does (so that the measurement does not
+    count a poll's cost), to its last event: its name."""
+    organiser, stop = Organiser(base, tid), threading.Event()
+    timer = threading.Timer(FINISH_SECONDS, stop.set)
+    timer.start()
+    try:
+        return [event.event for event in organiser.watch(stop=stop)][-1]
+    finally:
+        timer.cancel()
+        organiser.close()
+
+
 def start_bots(base: str, tokens: list[str], processes: int) -> list[subprocess.Popen[str]]:
     procs = []
     for p in range(processes):
@@ -118,12 +133,12 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
             cpu0, redis0, bots0 = service_cpu(svc), cpu_seconds(redis_pid), sum(cpu_seconds(p.pid) for p in procs)
             t0 = time.perf_counter()
             call(base, "POST", f"/v1/tournaments/{tid}/start", {}, organiser)
-            wait_until("the tournament to finish", FINISH_SECONDS,
-                       lambda: call(base, "GET", f"/v1/tournaments/{tid}")["status"] == "finished", every=0.25)
+            last = wait_for_the_end(base, tid)
             seconds = time.perf_counter() - t0
             cpu, redis_cpu = service_cpu(svc) - cpu0, cpu_seconds(redis_pid) - redis0
             bots_cpu = sum(cpu_seconds(p.pid) for p in procs) - bots0
             archive = call(base, "GET", f"/v1/tournaments/{tid}/records")
+            assert last == "tournament_finished", last
         finally:
             for proc in procs:
                 if proc.stdin:
