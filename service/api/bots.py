@@ -127,25 +127,29 @@ def last_event_id() -> str | None:
 
 def stream(store: TournamentStore, key: str, after: str, cfg: Config, beat: Callable[[], None]) -> Iterator[bytes]:
     """A Redis stream as Server-Sent Events from after ``after``: each event with its stream id, a comment as
-    heartbeat (``beat`` is called with each), closed after EVENTS_MAX seconds (resume with Last-Event-ID)."""
+    heartbeat every BOT_HEARTBEAT seconds (``beat`` is called with each), closed after EVENTS_MAX seconds (resume
+    with Last-Event-ID). Each blocking read waits less than REDIS_TIMEOUT, the socket's own timeout."""
     deadline = time.monotonic() + cfg.events_max
+    block = min(cfg.bot_heartbeat, cfg.redis_timeout * 0.8)
+    next_beat = time.monotonic() + cfg.bot_heartbeat
     yield b"retry: %d\n\n" % RETRY_MS
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 yield b": time limit reached; reconnect with Last-Event-ID\n\n"
                 return
-            found = store.read_stream(key, after, max(1, int(min(cfg.bot_heartbeat, left) * 1000)))
-            if not found:
+            if now >= next_beat:
+                next_beat = now + cfg.bot_heartbeat
                 beat()
                 yield b": keep-alive\n\n"
+            found = store.read_stream(key, after, max(1, int(min(block, deadline - now) * 1000)))
+            if not found:
                 continue
             for eid, event, data in found:
                 yield (b"id: " + eid.encode() + b"\nevent: " + event.encode() + b"\ndata: " + orjson.dumps(data)
                        + b"\n\n")
                 after = eid
-            beat()
     except StoreUnavailable:
         yield b"event: error\ndata: " + orjson.dumps({"code": "store_unavailable", "detail": (
             "The store is unavailable; reconnect with Last-Event-ID.")}) + b"\n\n"

@@ -24,7 +24,7 @@ from flask import Blueprint, Response, current_app, request
 from ..tournaments import ratings
 from ..tournaments import records as pub
 from ..tournaments.director import TERMINAL, begin, too_few, withdraw
-from ..tournaments.store import Tournament, TournamentStore, token_hash
+from ..tournaments.store import Tournament, TournamentStore, new_id, token_hash
 from . import schemas, tournament_schemas
 from .bots import bearer, bot_of_token, config, last_event_id, stream, tournament_store
 from .errors import ApiError
@@ -76,7 +76,7 @@ def create() -> Response:
     if until is not None:
         rfc3339(until, "'registration': 'until'")
     description["seed"] = spec.seed  # drawn once, here, when the description has none
-    tid, token = secrets.token_urlsafe(12), secrets.token_urlsafe(32)
+    tid, token = new_id(), secrets.token_urlsafe(32)
     status = "registering" if until is not None else "ready"
     doc = {"description": description, "organiser": token_hash(token), "registration_until": until}
     store.create(tid, doc, status, entries, now_ms())

@@ -71,6 +71,11 @@ class NameTaken(Exception):
     """Another bot holds that name."""
 
 
+def new_id() -> str:
+    """A bot's or a tournament's id: hex, so that it never reads as a command-line option (a leading '-')."""
+    return secrets.token_hex(8)
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -132,7 +137,7 @@ class TournamentStore:
     # ----- bots ----------------------------------------------------------------------
     def create_bot(self, name: str, owner: str, now_ms: int) -> tuple[dict[str, Json], str]:
         """A new bot and its token (shown once; only its hash is kept). NameTaken when the name is held."""
-        bid, token = secrets.token_urlsafe(12), secrets.token_urlsafe(32)
+        bid, token = new_id(), secrets.token_urlsafe(32)
         with self.op():
             if not self.client(self.gkey("botname:")).set(self.gkey(f"botname:{name}"), bid, nx=True):
                 raise NameTaken(name)
