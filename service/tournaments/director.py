@@ -95,7 +95,7 @@ class Tick:
 
     def run(self) -> bool:
         """Do what is due; False when the tournament is over (or gone): no more ticks."""
-        t = self.store.load(self.tid)
+        t = self.store.load(self.tid, records=False)
         if t is None or t.status in TERMINAL:
             return False
         if t.status == "registering":
@@ -125,7 +125,7 @@ class Tick:
         self.absent_concessions(t, index, matches)
         for match in matches:
             self.collect(t, match)
-        if all(m.id in t.records for m in matches):
+        if all(m.id in t.recorded for m in matches):
             self.close_round(t, index)
 
     def pair(self, t: Tournament, index: int) -> bool:
@@ -148,6 +148,7 @@ class Tick:
                 withdraw(self.store, t, entry, f"not connected at round {index}'s pairing (grace over)")
             active = [e for e in active if e not in absent]
         field = [e["name"] for e in active]
+        t.records = self.store.records(self.tid)
         rounds = pub.rounds_upto(spec, t, index - 1)
         rnd = next_round(spec, rounds, pub.records_upto(spec, t, index - 1), field=field)
         if rnd is None:
@@ -217,7 +218,7 @@ class Tick:
         names = {e["bot"]: e["name"] for e in t.entries}
         for match in matches:
             binding = t.sessions.get(match.id)
-            if binding is None or match.id in t.records:
+            if binding is None or match.id in t.recorded:
                 continue
             noted = []
             for seat, bid in enumerate(binding["bots"]):
@@ -236,7 +237,7 @@ class Tick:
     def collect(self, t: Tournament, match: Match) -> None:
         """The record of a finished match, written once; its end told to its bots and the tournament."""
         binding = t.sessions.get(match.id)
-        if binding is None or match.id in t.records:
+        if binding is None or match.id in t.recorded:
             return
         session = self.sessions.store.load(binding["session"])
         if session is None or not session.finished:
@@ -247,7 +248,7 @@ class Tick:
         rec = record(match, {"clock": binding["clock"]}, log_doc, incidents,
                      (self.now - binding["created_ms"]) / 1000)
         won, stored = self.store.first(self.tid, "records", match.id, rec)
-        t.records[match.id] = stored
+        t.recorded.add(match.id)
         if won:
             ended = {"tournament": self.tid, "match": match.id, "session": binding["session"],
                      "result": stored["result"]}
@@ -258,6 +259,7 @@ class Tick:
     # ----- the round's end ------------------------------------------------------------
     def close_round(self, t: Tournament, index: int) -> None:
         spec = pub.spec_of(t)
+        t.records = self.store.records(self.tid)
         won, _ = self.store.first(self.tid, "standings", index, pub.published(spec, t, index))
         if won:
             self.store.tell(self.tid, "standings_changed", {"round": index})

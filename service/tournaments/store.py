@@ -94,6 +94,7 @@ class Tournament:
     sessions: dict[str, dict[str, Json]] = field(default_factory=dict)
     announced: set[str] = field(default_factory=set)
     records: dict[str, dict[str, Json]] = field(default_factory=dict)
+    recorded: set[str] = field(default_factory=set)  # the ids of the matches with a record (always read)
     incidents: dict[str, list[dict[str, Json]]] = field(default_factory=dict)
     standings: dict[int, dict[str, Json]] = field(default_factory=dict)
 
@@ -219,7 +220,9 @@ class TournamentStore:
         with self.op():
             self.client(key).hset(key, entry["bot"], orjson.dumps(entry))
 
-    def load(self, tid: str, full: bool = True) -> Tournament | None:
+    def load(self, tid: str, full: bool = True, records: bool = True) -> Tournament | None:
+        """The tournament (None: no such one); ``full``: with its rounds, sessions and the rest; ``records``: with
+        the records themselves (a tick reads them only when it pairs or closes a round: they are most of it)."""
         key = self.tkey(tid)
         parts = ("entries", "rounds", "sessions", "announced", "records", "incidents", "standings") if full \
             else ("entries",)
@@ -227,7 +230,10 @@ class TournamentStore:
             pipe = self.client(key).pipeline(transaction=False)
             pipe.hgetall(key)
             for part in parts:
-                pipe.hgetall(self.tkey(tid, part))
+                if part == "records" and not records:
+                    pipe.hkeys(self.tkey(tid, part))
+                else:
+                    pipe.hgetall(self.tkey(tid, part))
             got = pipe.execute()
         head = got[0]
         if not head:
@@ -239,10 +245,17 @@ class TournamentStore:
             t.rounds = {int(k): orjson.loads(v) for k, v in data["rounds"].items()}
             t.sessions = {k: orjson.loads(v) for k, v in data["sessions"].items()}
             t.announced = set(data["announced"])
-            t.records = {k: orjson.loads(v) for k, v in data["records"].items()}
+            if records:
+                t.records = {k: orjson.loads(v) for k, v in data["records"].items()}
+            t.recorded = set(data["records"])
             t.incidents = {k: orjson.loads(v) for k, v in data["incidents"].items()}
             t.standings = {int(k): orjson.loads(v) for k, v in data["standings"].items()}
         return t
+
+    def records(self, tid: str) -> dict[str, Json]:
+        key = self.tkey(tid, "records")
+        with self.op():
+            return {k: orjson.loads(v) for k, v in self.client(key).hgetall(key).items()}
 
     def first(self, tid: str, part: str, name: str | int, value: Json) -> tuple[bool, Json]:
         """Write ``value`` under ``name`` of the tournament's ``part`` hash unless something is there: (won,
