@@ -29,15 +29,15 @@ def sides(game: str, players: int) -> list[list[int]]:
     return [[s] for s in range(players)]
 
 
-def ranks(result: dict[str, Any], teams: list[list[int]]) -> list[int]:
+def ranks(result: dict[str, Any], teams: list[list[int]]) -> list[float]:
     """Each side's rank (1 best; equal payoffs share a rank); a side with a seat that forfeited comes last."""
     payoffs, forfeited = result["payoffs"], result.get("forfeited")
     worst = min(payoffs) - 1
 
     def score(team: list[int]) -> float:
-        return worst if forfeited in team else payoffs[team[0]]
+        return float(worst if forfeited in team else payoffs[team[0]])
     scores = [score(t) for t in teams]
-    return [1 + sum(other > mine for other in scores) for mine in scores]
+    return [1.0 + sum(other > mine for other in scores) for mine in scores]
 
 
 def fold(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float | int]]]:

@@ -30,14 +30,14 @@ def round_matches(spec: TournamentSpec, t: Tournament, index: int) -> list[Match
 
 def records_upto(spec: TournamentSpec, t: Tournament, last: int) -> list[dict[str, Any]]:
     """The records of rounds 1..last that exist, in match order (the rounds', then each round's schedule)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for index in sorted(i for i in t.rounds if i <= last):
         out.extend(t.records[m.id] for m in round_matches(spec, t, index) if m.id in t.records)
     return out
 
 
 def byes_upto(t: Tournament, last: int) -> list[tuple[str, int]]:
-    out = []
+    out: list[tuple[str, int]] = []
     for index in sorted(i for i in t.rounds if i <= last):
         players = int(t.rounds[index]["game"].rsplit("/", 1)[1])
         out.extend((b, players) for b in t.rounds[index]["byes"])
