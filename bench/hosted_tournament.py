@@ -145,6 +145,8 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
                     proc.stdin.close()
                 proc.kill()
                 proc.wait(timeout=10)
+    (work / "archive.json").write_text(json.dumps(archive))
+    print(f"the archive: {work / 'archive.json'}", file=sys.stderr)
     records = archive["matches"]
     matches, moves = len(records), sum(len(r["moves"]) for r in records)
     result = {"bots": bots, "rounds": rounds, "players": players, "processes": processes, "move_ms": MOVE_MS,
