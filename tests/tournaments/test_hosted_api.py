@@ -198,3 +198,26 @@ def test_the_withdraw_policy_pairs_without_an_absent_bot(make_app: Callable[...,
     view = run_until(client, made["id"], bots[:2])
     assert [e["status"] for e in view["entries"]] == ["active", "active", "withdrawn"]
     assert all(r["byes"] == [] and "rae" not in str(r["tables"]) for r in view["rounds"])
+
+
+def test_a_move_before_the_release_starts_the_clocks_and_the_release_then_changes_nothing(
+        make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    service = app.extensions["session_service"]
+    with app.app_context():
+        created = service.create({"game": "femkort", "players": 2, "options": {}, "seed": None,
+                                  "clock": {"policy": "forfeit", "move_ms": 60_000, "bank_ms": None,
+                                            "increment_ms": 0}}, held=True)
+    sid, tokens = created["id"], [s["token"] for s in created["seats"]]
+    client = app.test_client()
+    first = client.get(f"/v1/sessions/{sid}").json["to_act"][0]
+    seat = client.get(f"/v1/sessions/{sid}", headers=organiser(tokens[first])).json
+    moved = client.post(f"/v1/sessions/{sid}/moves", headers=organiser(tokens[first]),
+                        json={"move": seat["legal_moves"][0], "version": 0})
+    assert moved.status_code == 200, moved.json
+    after = client.get(f"/v1/sessions/{sid}").json
+    assert after["version"] == 1 and any(s["running"] for s in after["clock"]["seats"])
+    log = client.get(f"/v1/sessions/{sid}/log").json["entries"]
+    assert log[0]["elapsed_ms"] == 0  # the held clock charged nothing for the move made before the release
+    service.release_clock(sid)
+    assert client.get(f"/v1/sessions/{sid}").json["clock"]["seats"] == after["clock"]["seats"]
