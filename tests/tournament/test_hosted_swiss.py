@@ -39,6 +39,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -138,30 +139,15 @@ class Field:
 
 @pytest.fixture(scope="module")
 def field() -> Iterator[Field]:
-    redis = RedisServer(appendonly=True)
-    instances: list[Instance] = []
-    made: Field | None = None
-    try:
-        redis.start()
-        env = {"KEY_PREFIX": f"hs{uuid.uuid4().hex[:6]}:", "SESSION_QUOTA": "off", "EVENTS_HEARTBEAT": "2",
-               "STATE_TAG_KEY": base64.urlsafe_b64encode(os.urandom(32)).decode()}
-        instances = [Instance(redis.url, env, name=f"host{i}", workers=1) for i in range(2)]
-        for inst in instances:
-            inst.spawn()
-        for inst in instances:
-            inst.ready()
+    env = {"KEY_PREFIX": f"hs{uuid.uuid4().hex[:6]}:", "SESSION_QUOTA": "off", "EVENTS_HEARTBEAT": "2",
+           "STATE_TAG_KEY": base64.urlsafe_b64encode(os.urandom(32)).decode()}
+    with RedisServer(appendonly=True) as redis, ExitStack() as stack:
+        instances = [stack.enter_context(Instance(redis.url, env, name=f"host{i}", workers=1)) for i in range(2)]
         made = Field(redis, instances)
+        stack.callback(made.stop_bots)
         yield made
-    finally:
-        if made is not None:
-            made.stop_bots()
-        for inst in instances:
-            inst.stop()
-        redis.stop()
-        leftovers = [inst.name for inst in instances if inst.proc is not None and group_alive(inst.proc.pid)]
-        for inst in instances:
-            inst.cleanup()
-        assert not leftovers, f"processes left behind by {leftovers}"
+    leftovers = [inst.name for inst in instances if inst.proc is not None and group_alive(inst.proc.pid)]
+    assert not leftovers, f"processes left behind by {leftovers}"
 
 
 def call(client: Client, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
