@@ -238,6 +238,8 @@ def test_a_hosted_swiss_survives_a_killed_instance(field: Field, browser: webdri
     victim.kill()
     assert victim.proc is not None and not group_alive(victim.proc.pid)
     done_at_kill = seen["progress"]["done"]
+    # The page, on the surviving instance, goes on following the tournament.
+    WebDriverWait(browser, 60).until(lambda d: int(d.execute_script("return document.body.dataset.done")) > done_at_kill)
 
     final = wait_for("the tournament to finish",
                      lambda: (t := call(api, "GET", f"/v1/tournaments/{tid}"))["status"] == "finished" and t,
@@ -313,7 +315,9 @@ def test_a_hosted_swiss_survives_a_killed_instance(field: Field, browser: webdri
 
     # verify passes on the downloaded archive, and fails on one altered standings CSV row.
     path = tmp_path / "archive.json"
-    path.write_text(json.dumps(archive))
+    downloaded = run_cli(["tournament", "records", tid, "--url", field.url(0), "--out", str(path)])
+    assert downloaded.returncode == 0, downloaded.stdout + downloaded.stderr
+    assert json.loads(path.read_text()) == archive
     ok = run_cli(["tournament", "verify", str(path), "--url", field.url(0)])
     assert ok.returncode == 0, ok.stdout + ok.stderr
     lines = archive["standings"]["csv"].splitlines(keepends=True)
