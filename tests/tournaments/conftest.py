@@ -28,7 +28,7 @@ def make_app(redis_server: RedisServer) -> Iterator[Callable[..., Flask]]:
 
     def make(prefix: str | None = None, **overrides: Any) -> Flask:
         fields: dict[str, Any] = {"redis_url": redis_server.url, "redis_timeout": 1.0,
-                                  "key_prefix": prefix or default_prefix, "events_max": 0.5, "testing": True,
+                                  "key_prefix": prefix or default_prefix, "events_max": 0.1, "testing": True,
                                   "log_level": "WARNING", "session_quota": None, "bot_heartbeat": 2.0,
                                   "tournament_tick": 0.05}
         fields.update(overrides)

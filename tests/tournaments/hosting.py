@@ -74,5 +74,6 @@ def run_until(client: FlaskClient, tid: str, bots: list[Bot], status: str = "fin
             return dict(view)
         for bot in bots:
             bot.listen()
-            bot.play()
+        while sum(bot.play() for bot in bots):
+            pass  # every bot moves while any can, before they listen again
     raise AssertionError(f"the tournament did not reach {status!r}: {client.get(f'/v1/tournaments/{tid}').json}")

@@ -38,7 +38,7 @@ def durable() -> Iterator[RedisServer]:
 
 def instance(server: RedisServer, prefix: str) -> Flask:
     """One service instance; its own director stays stopped: the test runs the ticks."""
-    app = create_app(Config(redis_url=server.url, key_prefix=prefix, redis_timeout=2.0, events_max=0.3,
+    app = create_app(Config(redis_url=server.url, key_prefix=prefix, redis_timeout=2.0, events_max=0.1,
                             bot_heartbeat=2.0, testing=True, log_level="WARNING", session_quota=None))
     app.extensions["tournament_director"].stop()
     return app
