@@ -123,8 +123,11 @@ class Tick:
             for match in matches:
                 self.start_match(t, match)
         self.absent_concessions(t, index, matches)
-        for match in matches:
-            self.collect(t, match)
+        waiting = [m for m in matches if m.id in t.sessions and m.id not in t.recorded]
+        done = self.store.finished_sessions([t.sessions[m.id]["session"] for m in waiting])
+        for match in waiting:
+            if t.sessions[match.id]["session"] in done:
+                self.collect(t, match)
         if all(m.id in t.recorded for m in matches):
             self.close_round(t, index)
 
@@ -239,10 +242,9 @@ class Tick:
         binding = t.sessions.get(match.id)
         if binding is None or match.id in t.recorded:
             return
-        session = self.sessions.store.load(binding["session"])
-        if session is None or not session.finished:
-            return
         log_doc = self.sessions.public_log(binding["session"])
+        if not log_doc["finished"]:
+            return
         seen = t.incidents.get(match.id, []) + conceded(match, log_doc)
         incidents = all_incidents(match, log_doc, seen)
         rec = record(match, {"clock": binding["clock"]}, log_doc, incidents,

@@ -113,6 +113,7 @@ class TournamentStore:
     def __init__(self, sessions: RedisStore) -> None:
         self.prefix = sessions.prefix
         self.topology = sessions.topology
+        self.sessions = sessions
 
     # ----- keys ----------------------------------------------------------------------
     def tkey(self, tid: str, part: str = "") -> str:
@@ -194,6 +195,24 @@ class TournamentStore:
 
     def bot_stream(self, bid: str) -> str:
         return self.bkey("botevents", bid)
+
+    def finished_sessions(self, sids: list[str]) -> set[str]:
+        """Which of these sessions are finished: one pipelined read of their ``done`` flags (a tick asks this of
+        every unrecorded match, four times a second; loading each session would parse every state)."""
+        if not sids:
+            return set()
+        by_node: dict[int, tuple[redis.Redis, list[str]]] = {}  # a cluster's sessions sit on several nodes
+        for sid in sids:
+            client = self.client(self.sessions.key_for("session", sid))
+            by_node.setdefault(id(client), (client, []))[1].append(sid)
+        done: set[str] = set()
+        with self.op():
+            for client, group in by_node.values():
+                pipe = client.pipeline(transaction=False)
+                for sid in group:
+                    pipe.hget(self.sessions.key_for("session", sid), "done")
+                done.update(sid for sid, flag in zip(group, pipe.execute(), strict=True) if flag == "1")
+        return done
 
     # ----- tournaments ----------------------------------------------------------------
     def create(self, tid: str, doc: dict[str, Json], status: str, entries: list[tuple[str, str]], now_ms: int) -> None:
