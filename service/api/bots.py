@@ -128,9 +128,8 @@ def last_event_id() -> str | None:
 def stream(store: TournamentStore, key: str, after: str, cfg: Config, beat: Callable[[], None]) -> Iterator[bytes]:
     """A Redis stream as Server-Sent Events from after ``after``: each event with its stream id, a comment as
     heartbeat every BOT_HEARTBEAT seconds (``beat`` is called with each), closed after EVENTS_MAX seconds (resume
-    with Last-Event-ID). Each blocking read waits less than REDIS_TIMEOUT, the socket's own timeout."""
+    with Last-Event-ID). A read waits for an event until the next heartbeat at most (the store may cut it short)."""
     deadline = time.monotonic() + cfg.events_max
-    block = min(cfg.bot_heartbeat, cfg.redis_timeout * 0.8)
     next_beat = time.monotonic() + cfg.bot_heartbeat
     yield b"retry: %d\n\n" % RETRY_MS
     try:
@@ -143,7 +142,7 @@ def stream(store: TournamentStore, key: str, after: str, cfg: Config, beat: Call
                 next_beat = now + cfg.bot_heartbeat
                 beat()
                 yield b": keep-alive\n\n"
-            found = store.read_stream(key, after, max(1, int(min(block, deadline - now) * 1000)))
+            found = store.read_stream(key, after, int(min(next_beat, deadline) * 1000 - now * 1000))
             if not found:
                 continue
             for eid, event, data in found:

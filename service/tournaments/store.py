@@ -42,6 +42,7 @@ from ..storage.redis_store import RedisStore
 Json = Any
 STREAM_MAX = 10_000   # events a tournament's stream keeps (approximately)
 BOT_STREAM_MAX = 1_000  # events a bot's stream keeps
+MAX_BLOCK_S = 5         # seconds a stream read may wait for an event (the heartbeat is usually shorter)
 
 # KEYS: due.  ARGV: now, lease until, limit.  The same claim as the timeout appliers' (storage/redis_store.py).
 CLAIM = """
@@ -114,6 +115,16 @@ class TournamentStore:
         self.prefix = sessions.prefix
         self.topology = sessions.topology
         self.sessions = sessions
+        # Stream reads block up to a heartbeat, longer than the store's socket timeout (REDIS_TIMEOUT): on one
+        # Redis they get a pool of their own whose timeout allows it; elsewhere they block less than it.
+        self.max_block_ms = int(sessions.timeout * 800)
+        self.blocking: redis.Redis | None = None
+        if self.topology.name == "single":
+            pool = self.topology.client.connection_pool
+            kwargs = {**pool.connection_kwargs, "socket_timeout": sessions.timeout + MAX_BLOCK_S}
+            self.blocking = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class,
+                                                                             **kwargs))
+            self.max_block_ms = MAX_BLOCK_S * 1000
 
     # ----- keys ----------------------------------------------------------------------
     def tkey(self, tid: str, part: str = "") -> str:
@@ -184,9 +195,11 @@ class TournamentStore:
                                               maxlen=BOT_STREAM_MAX, approximate=True))
 
     def read_stream(self, key: str, after: str, block_ms: int) -> list[tuple[str, str, Json]]:
-        """The stream's events after ``after`` (waiting up to ``block_ms`` for one): (id, event, data)."""
+        """The stream's events after ``after`` (waiting up to ``block_ms`` for one, or as long as the socket's
+        timeout allows): (id, event, data)."""
+        client = self.blocking or self.client(key)
         with self.op():
-            found = self.client(key).xread({key: after}, count=100, block=block_ms)
+            found = client.xread({key: after}, count=100, block=max(1, min(block_ms, self.max_block_ms)))
         out = []
         for _, items in found or []:
             for eid, fields in items:

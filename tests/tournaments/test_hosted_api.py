@@ -221,3 +221,14 @@ def test_a_move_before_the_release_starts_the_clocks_and_the_release_then_change
     assert log[0]["elapsed_ms"] == 0  # the held clock charged nothing for the move made before the release
     service.release_clock(sid)
     assert client.get(f"/v1/sessions/{sid}").json["clock"]["seats"] == after["clock"]["seats"]
+
+
+def test_an_idle_bot_stream_beats_and_stays_connected_past_the_redis_timeout(
+        make_app: Callable[..., Flask]) -> None:
+    """A stream waits for events longer than REDIS_TIMEOUT (the store's socket timeout) without failing."""
+    client = make_app(redis_timeout=0.3, bot_heartbeat=0.5, events_max=1.6).test_client()
+    bot = Bot(client, "idle")
+    body = client.get("/v1/bots/me/events", headers=organiser(bot.token)).data.decode()
+    assert "event: error" not in body
+    assert ": keep-alive" in body
+    assert client.get(f"/v1/bots/{bot.id}").json["connected"] is True
