@@ -108,6 +108,17 @@ def start_bots(base: str, tokens: list[str], processes: int) -> list[subprocess.
     return procs
 
 
+def sessions_requests(log: Path) -> Counter[str]:
+    """The bots' requests to the session API during the run, by method, route and status, from the service's JSON
+    request log (the registrations, the tournament's calls and the streams are not counted)."""
+    counts: Counter[str] = Counter()
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("{") and '"/v1/sessions' in line:
+            rec = json.loads(line)
+            counts[f"{rec['method']} {rec['route']} {rec['status']}"] += 1
+    return counts
+
+
 def description(bots: int, rounds: int, players: int) -> dict[str, Any]:
     return {"name": f"{bots}-bot hosted Swiss of Femkort", "format": "swiss", "rounds": rounds, "seed": "be9c" * 8,
             "games": [{"game": "femkort", "players": players,
@@ -149,10 +160,12 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
     print(f"the archive: {work / 'archive.json'}", file=sys.stderr)
     records = archive["matches"]
     matches, moves = len(records), sum(len(r["moves"]) for r in records)
+    requests = sessions_requests(Path(svc.log.name))
     result = {"bots": bots, "rounds": rounds, "players": players, "processes": processes, "move_ms": MOVE_MS,
               "matches": matches, "moves": moves, "seconds": round(seconds, 2),
               "matches_per_second": round(matches / seconds, 2), "moves_per_second": round(moves / seconds, 1),
-              "service_cpu_seconds": round(cpu, 2), "service_cpu_ms_per_move": round(cpu / moves * 1000, 3),
+              "service_cpu_seconds": round(cpu, 2), "requests_per_move": round(sum(requests.values()) / moves, 2),
+              "requests": dict(requests), "service_cpu_ms_per_move": round(cpu / moves * 1000, 3),
               "redis_cpu_ms_per_move": round(redis_cpu / moves * 1000, 3),
               "bots_cpu_ms_per_move": round(bots_cpu / moves * 1000, 3),
               "load_average": [round(x, 2) for x in os.getloadavg()],

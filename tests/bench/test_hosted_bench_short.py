@@ -22,3 +22,5 @@ def test_the_hosted_bench_reports_matches_per_second_and_cpu_per_move(tmp_path: 
     assert result["moves"] == result["matches"] * 20  # a four-player deal of Femkort: 5 tricks of 4 cards
     assert result["incidents"] == 0 and result["ended_by"] == ["play"]
     assert result["matches_per_second"] > 0 and 0 < result["service_cpu_ms_per_move"] < 1000
+    assert result["requests"]["POST /v1/sessions/<sid>/moves 200"] == result["moves"]
+    assert result["requests_per_move"] > 1  # the moves and the seats' long-polls
