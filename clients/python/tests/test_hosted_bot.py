@@ -34,8 +34,9 @@ class Front:
 
     def __init__(self, service: str, script: list[tuple[str, str, dict[str, Any]]],
                  plan: list[tuple[int, str]]) -> None:
-        """``plan``: per stream opened, how many events it sends, then ``drop`` (the connection) or ``die`` (the
-        instance); a stream beyond the plan sends everything and is held open."""
+        """``plan``: per stream opened, how many events it sends, then ``drop`` (the connection), ``error`` (an
+        error event, then the drop) or ``die`` (the instance); or ``(0, "503")``: a 503 problem instead of a
+        stream. A stream beyond the plan sends everything and is held open."""
         self.service = urllib.parse.urlsplit(service)
         self.script, self.plan = script, plan
         self.seen_last_ids: list[str | None] = []  # Last-Event-ID of each stream opened here
@@ -92,6 +93,14 @@ class Front:
                 last = self.headers.get("Last-Event-ID")
                 front.seen_last_ids.append(last)
                 limit, then = front.plan.pop(0) if front.plan else (None, "hold")
+                if then == "503":  # the instance's store is not answering
+                    raw = json.dumps({"code": "store_unavailable", "status": 503, "detail": "down"}).encode()
+                    self.send_response(503)
+                    self.send_header("Content-Type", "application/problem+json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return
                 after = int(last.split("-")[0]) if last else 0
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -106,6 +115,8 @@ class Front:
                     self.wfile.write(f"event: {kind}\nid: {n}-0\ndata: {json.dumps(data)}\n\n".encode())
                     self.wfile.flush()
                     sent += 1
+                if then == "error":  # the store failed while the stream was open
+                    self.wfile.write(b'event: error\ndata: {"code": "store_unavailable"}\n\n')
                 if then == "die":
                     front.kill_later()
                 if then != "hold":
@@ -174,6 +185,21 @@ def test_run_bot_resumes_fails_over_and_plays_each_announced_seat_once(
         assert log["finished"] and (log["result"] or {}).get("ended_by") == "play"
 
 
+def test_a_store_failure_is_retried_where_the_stream_stood(service_url: str, client: Client,
+                                                          two_sessions: list[dict[str, Any]]) -> None:
+    s1, _ = two_sessions
+    script = [("x", "match_started", announce(s1, 0)), ("x", "match_started", announce(s1, 1)),
+              ("x", "tournament_finished", {"tournament": "t1"})]
+    front = Front(service_url, script, [(0, "503"), (1, "error"), (0, "503")])
+    try:
+        played = run_bot(front.url, TOKEN, random_bot(3), until="t1", log=None)
+    finally:
+        front.kill()
+    assert sorted(played) == [f"{s1['id']}-s0", f"{s1['id']}-s1"]
+    assert front.seen_last_ids == [None, None, "1-0", "1-0"]  # the event after the error is not lost
+    assert client.session_log(s1["id"])["finished"]
+
+
 def test_run_bot_refuses_a_bad_token(service_url: str) -> None:
     front = Front(service_url, [], [])
     try:
@@ -201,9 +227,10 @@ def test_stop_ends_run_bot_while_the_stream_is_idle(service_url: str) -> None:
 
 
 def _card_not_held(view: dict[str, Any], legal_moves: list[Move]) -> Move:
-    held = set(view.get("hand") or [])
+    seat = legal_moves[0]["seat"]
+    held = set(view["hands"][seat])  # a seat's view shows its own hand only
     card = next(r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in held)
-    return {"seat": legal_moves[0]["seat"], "action": "play", "card": card}
+    return {"seat": seat, "action": "play", "card": card}
 
 
 def _broken(view: dict[str, Any], legal_moves: list[Move]) -> Move:
