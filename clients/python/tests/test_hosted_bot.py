@@ -83,24 +83,12 @@ class Front:
 
             def _events(self) -> None:
                 if self.headers.get("Authorization") != f"Bearer {TOKEN}":
-                    raw = json.dumps({"code": "unauthorized", "status": 401, "detail": "not a bot's token"}).encode()
-                    self.send_response(401)
-                    self.send_header("Content-Type", "application/problem+json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                    return
+                    return self._problem(401, "unauthorized")
                 last = self.headers.get("Last-Event-ID")
                 front.seen_last_ids.append(last)
                 limit, then = front.plan.pop(0) if front.plan else (None, "hold")
                 if then == "503":  # the instance's store is not answering
-                    raw = json.dumps({"code": "store_unavailable", "status": 503, "detail": "down"}).encode()
-                    self.send_response(503)
-                    self.send_header("Content-Type", "application/problem+json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                    return
+                    return self._problem(503, "store_unavailable")
                 after = int(last.split("-")[0]) if last else 0
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -127,6 +115,14 @@ class Front:
                         self.wfile.flush()
                     except OSError:
                         return
+
+            def _problem(self, status: int, code: str) -> None:
+                raw = json.dumps({"code": code, "status": status, "detail": code}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/problem+json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
             def _forward(self, body: bytes | None) -> None:
                 conn = http.client.HTTPConnection(front.service.hostname or "", front.service.port, timeout=60)
