@@ -14,7 +14,8 @@ Reported (and written to OUT/hosted-tournament-bench.json): matches and moves pe
 ``tournament_finished`` event (followed on the tournament's event stream, not polled), and the service's CPU time
 per move: the user + system time of the gunicorn master and workers over that span, divided by the moves of the
 archive's records (everything the service did in it counted: the director's ticks, the announcements, the
-bots' streams and heartbeats, their reads and moves, the records, standings and ratings). Beside it, per move, the CPU of Redis and of the bots' processes.
+bots' streams and heartbeats, their reads and moves, the records, standings and ratings), and the cores each worker used on average. Beside it, per move, the CPU of
+Redis and of the bots' processes, and the bots' requests to the session API per move.
 docs/performance.md, "Hosted tournaments", sets these beside the local runner's (``python -m bench.tournament``).
 """
 from __future__ import annotations
@@ -142,12 +143,14 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
                 e["connected"] for e in call(base, "GET", f"/v1/tournaments/{tid}")["entries"]))
             redis_pid = redis.proc.pid if redis.proc else 0
             cpu0, redis0, bots0 = service_cpu(svc), cpu_seconds(redis_pid), sum(cpu_seconds(p.pid) for p in procs)
+            workers0 = {pid: cpu_seconds(pid) for pid in svc.worker_pids()}
             t0 = time.perf_counter()
             call(base, "POST", f"/v1/tournaments/{tid}/start", {}, organiser)
             last = wait_for_the_end(base, tid)
             seconds = time.perf_counter() - t0
             cpu, redis_cpu = service_cpu(svc) - cpu0, cpu_seconds(redis_pid) - redis0
             bots_cpu = sum(cpu_seconds(p.pid) for p in procs) - bots0
+            workers = sorted(round((cpu_seconds(pid) - c) / seconds, 2) for pid, c in workers0.items())
             archive = call(base, "GET", f"/v1/tournaments/{tid}/records")
             assert last == "tournament_finished", last
         finally:
@@ -167,6 +170,7 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
               "service_cpu_seconds": round(cpu, 2), "requests_per_move": round(sum(requests.values()) / moves, 2),
               "requests": dict(requests), "service_cpu_ms_per_move": round(cpu / moves * 1000, 3),
               "redis_cpu_ms_per_move": round(redis_cpu / moves * 1000, 3),
+              "worker_cores": workers,
               "bots_cpu_ms_per_move": round(bots_cpu / moves * 1000, 3),
               "load_average": [round(x, 2) for x in os.getloadavg()],
               "incidents": sum(len(r["incidents"]) for r in records),
