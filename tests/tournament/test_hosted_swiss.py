@@ -19,7 +19,8 @@ The clocks give 10 s a move: far more than any good bot needs on a loaded machin
 timeouts and the failing bots' matches depend on the policy, and nothing on the machine's speed. The absent
 policy waits ``GRACE_S`` for a bot that is not connected, then concedes its matches of the round for it.
 
-Once round 2 has both a finished and an unfinished table, instance 1 is killed (master and workers, SIGKILL).
+Once round 2 has both a finished and an unfinished table, instance 1 is killed (master and workers, SIGKILL);
+once round 3 has, Redis is restarted (shut down, then started again on its append-only file).
 Afterwards: the tournament finishes; every match the rounds call for has exactly one record, with its own
 session; the standings equal a recomputation from the records with the shared library, byte for byte in CSV;
 every bot's rating counts each of its rated matches once and the ladder lists them; ``card-referee tournament
@@ -32,6 +33,7 @@ import base64
 import http.client
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -129,7 +131,7 @@ class Field:
     def stop_bots(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
-                os.killpg(proc.pid, 9)
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
 
     def log(self, name: str) -> str:
@@ -241,6 +243,11 @@ def test_a_hosted_swiss_survives_a_killed_instance(field: Field, browser: webdri
     # The page, on the surviving instance, goes on following the tournament.
     WebDriverWait(browser, 60).until(lambda d: int(d.execute_script("return document.body.dataset.done")) > done_at_kill)
 
+    # Redis restarts (a clean shutdown, which writes the append-only file out) once round 3 is under way.
+    wait_for("the middle of round 3",
+             lambda: unfinished_and_finished(call(api, "GET", f"/v1/tournaments/{tid}"), 3), RUN_DEADLINE, every=0.05)
+    restart_redis(field.redis)
+
     final = wait_for("the tournament to finish",
                      lambda: (t := call(api, "GET", f"/v1/tournaments/{tid}"))["status"] == "finished" and t,
                      RUN_DEADLINE - (time.monotonic() - started), every=0.5)
@@ -330,7 +337,7 @@ def test_a_hosted_swiss_survives_a_killed_instance(field: Field, browser: webdri
     refused = run_cli(["tournament", "verify", str(bad_path), "--url", field.url(0)])
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "csv" in (refused.stdout + refused.stderr).lower()
-    print(f"\nhosted Swiss: {len(recorded)} matches, instance killed after {done_at_kill}; "
+    print(f"\nhosted Swiss: {len(recorded)} matches, instance killed after {done_at_kill}, Redis restarted in round 3; "
           f"{time.monotonic() - started:.0f} s")
 
 
@@ -370,6 +377,13 @@ def tournament_events(port: int, tid: str) -> list[tuple[str, dict[str, Any]]]:
     finally:
         conn.close()
     return events
+
+
+def restart_redis(redis: RedisServer) -> None:
+    assert redis.proc is not None
+    redis.proc.send_signal(signal.SIGTERM)
+    redis.proc.wait(30)
+    redis.start()  # the same port and directory: the append-only file is read back
 
 
 def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
