@@ -96,6 +96,8 @@ class Tick:
     def run(self) -> bool:
         """Do what is due; False when the tournament is over (or gone): no more ticks."""
         t = self.store.load(self.tid, records=False)
+        if t is not None and t.status == "finished" and "finished" not in t.told:
+            self.tell_finished(t)  # the tick that finished it died before it told
         if t is None or t.status in TERMINAL:
             return False
         if t.status == "registering":
@@ -123,6 +125,9 @@ class Tick:
             for match in matches:
                 self.start_match(t, match)
         self.absent_concessions(t, index, matches)
+        for match in matches:
+            if match.id in t.recorded and f"end:{match.id}" not in t.told:
+                self.tell_ended(match, t.sessions[match.id], self.store.record(self.tid, match.id))
         waiting = [m for m in matches if m.id in t.sessions and m.id not in t.recorded]
         done = self.store.finished_sessions([t.sessions[m.id]["session"] for m in waiting])
         for match in waiting:
@@ -252,26 +257,36 @@ class Tick:
         won, stored = self.store.first(self.tid, "records", match.id, rec)
         t.recorded.add(match.id)
         if won:
-            ended = {"tournament": self.tid, "match": match.id, "session": binding["session"],
-                     "result": stored["result"]}
-            for bid in dict.fromkeys(binding["bots"]):
-                self.store.tell_bot(bid, "match_ended", ended)
-            self.store.tell(self.tid, "match_ended", {**ended, "round": match.round, "bots": list(match.seats)})
+            self.tell_ended(match, binding, stored)
+
+    def tell_ended(self, match: Match, binding: dict[str, Any], rec: dict[str, Any]) -> None:
+        """Tell the match's bots and the tournament that it ended; noted once told (a tick that dies before is
+        followed by one that tells: at least once)."""
+        ended = {"tournament": self.tid, "match": match.id, "session": binding["session"], "result": rec["result"]}
+        for bid in dict.fromkeys(binding["bots"]):
+            self.store.tell_bot(bid, "match_ended", ended)
+        self.store.tell(self.tid, "match_ended", {**ended, "round": match.round, "bots": list(match.seats)})
+        self.store.first(self.tid, "told", f"end:{match.id}", self.now)
 
     # ----- the round's end ------------------------------------------------------------
     def close_round(self, t: Tournament, index: int) -> None:
         spec = pub.spec_of(t)
         t.records = self.store.records(self.tid)
-        won, _ = self.store.first(self.tid, "standings", index, pub.published(spec, t, index))
-        if won:
+        self.store.first(self.tid, "standings", index, pub.published(spec, t, index))
+        if f"standings:{index}" not in t.told:
             self.store.tell(self.tid, "standings_changed", {"round": index})
+            self.store.first(self.tid, "told", f"standings:{index}", self.now)
         rounds = pub.rounds_upto(spec, t, index)
         if next_round(spec, rounds, pub.records_upto(spec, t, index), field=t.active()) is not None:
             self.store.cas(self.tid, "round", str(index), str(index + 1))
         elif self.store.finish(self.tid, self.now):
-            self.store.tell(self.tid, "tournament_finished", {"tournament": self.tid})
-            for entry in t.entries:
-                self.store.tell_bot(entry["bot"], "tournament_finished", {"tournament": self.tid})
+            self.tell_finished(t)
+
+    def tell_finished(self, t: Tournament) -> None:
+        self.store.tell(self.tid, "tournament_finished", {"tournament": self.tid})
+        for entry in t.entries:
+            self.store.tell_bot(entry["bot"], "tournament_finished", {"tournament": self.tid})
+        self.store.first(self.tid, "told", "finished", self.now)
 
 
 def conceded(match: Match, log_doc: dict[str, Any]) -> list[dict[str, Any]]:

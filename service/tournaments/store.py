@@ -15,6 +15,7 @@ Keys (``<p>`` is KEY_PREFIX; a tournament's keys share the hash tag ``{<tid>}``,
     <p>t:{<tid>}:records           hash: match id -> its record (first writer wins: exactly once)
     <p>t:{<tid>}:incidents         hash: match id -> what the referee did for an absent bot
     <p>t:{<tid>}:standings         hash: round index -> the standings published after it
+    <p>t:{<tid>}:told              hash: the ends told ("end:<match>", "standings:<round>", "finished")
     <p>t:{<tid>}:events            stream: the tournament's events
     <p>tdue                        sorted set: tournament id -> when its director tick is due (or its lease ends)
     <p>tfinished                   list: the finished tournaments, in the order they finished (the ratings' fold)
@@ -96,6 +97,7 @@ class Tournament:
     announced: set[str] = field(default_factory=set)
     records: dict[str, dict[str, Json]] = field(default_factory=dict)
     recorded: set[str] = field(default_factory=set)  # the ids of the matches with a record (always read)
+    told: set[str] = field(default_factory=set)  # the ends told: "end:<match>", "standings:<round>", "finished"
     incidents: dict[str, list[dict[str, Json]]] = field(default_factory=dict)
     standings: dict[int, dict[str, Json]] = field(default_factory=dict)
 
@@ -256,13 +258,13 @@ class TournamentStore:
         """The tournament (None: no such one); ``full``: with its rounds, sessions and the rest; ``records``: with
         the records themselves (a tick reads them only when it pairs or closes a round: they are most of it)."""
         key = self.tkey(tid)
-        parts = ("entries", "rounds", "sessions", "announced", "records", "incidents", "standings") if full \
+        parts = ("entries", "rounds", "sessions", "announced", "records", "incidents", "standings", "told") if full \
             else ("entries",)
         with self.op():
             pipe = self.client(key).pipeline(transaction=False)
             pipe.hgetall(key)
             for part in parts:
-                if part == "records" and not records:
+                if part == "told" or (part == "records" and not records):
                     pipe.hkeys(self.tkey(tid, part))
                 else:
                     pipe.hgetall(self.tkey(tid, part))
@@ -282,7 +284,14 @@ class TournamentStore:
             t.recorded = set(data["records"])
             t.incidents = {k: orjson.loads(v) for k, v in data["incidents"].items()}
             t.standings = {int(k): orjson.loads(v) for k, v in data["standings"].items()}
+            t.told = set(data["told"])
         return t
+
+    def record(self, tid: str, mid: str) -> Json:
+        key = self.tkey(tid, "records")
+        with self.op():
+            raw = self.client(key).hget(key, mid)
+        return None if raw is None else orjson.loads(raw)
 
     def records(self, tid: str) -> dict[str, Json]:
         key = self.tkey(tid, "records")

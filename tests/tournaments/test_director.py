@@ -145,3 +145,50 @@ def test_killed_ticks_concurrent_instances_and_a_redis_restart_lose_and_double_n
     assert t is not None and sorted(t.standings) == [1, 2]
     sessions_bound = [b["session"] for b in t.sessions.values()]
     assert len(set(sessions_bound)) == len(sessions_bound) == 8
+
+
+def test_an_end_not_told_by_a_killed_tick_is_told_by_the_next(durable: RedisServer,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    app = instance(durable, f"e{uuid.uuid4().hex[:8]}:")
+    client = app.test_client()
+    bots = [Bot(client, name, seed) for seed, name in enumerate(["eli", "fay"])]
+    made = client.post("/v1/tournaments", json={"description": {**SWISS, "rounds": 1},
+                                                "entries": [b.id for b in bots]}).json
+    app.extensions["tournament_director"].stop()
+    tid = made["id"]
+    for bot in bots:
+        bot.listen()
+    client.post(f"/v1/tournaments/{tid}/start", headers={"Authorization": f"Bearer {made['organiser_token']}"})
+    store: TournamentStore = app.extensions["tournament_store"]
+    real_tell = TournamentStore.tell
+    died: set[str] = set()
+
+    def dying(self: TournamentStore, tid_: str, event: str, data: Any) -> str:
+        if event in ("match_ended", "tournament_finished") and event not in died:
+            died.add(event)
+            raise Killed()  # the record (or the finish) is written; the instance dies before it tells
+        return real_tell(self, tid_, event, data)
+    monkeypatch.setattr(store, "tell", dying.__get__(store))
+    killed = 0
+    for _ in range(500):
+        if client.get(f"/v1/tournaments/{tid}").json["status"] == "finished":
+            break
+        try:
+            tick(app, tid)
+        except Killed:
+            killed += 1
+        for bot in bots:
+            bot.listen()
+            bot.play()
+    assert died == {"match_ended", "tournament_finished"} and killed == 2
+    assert client.get(f"/v1/tournaments/{tid}").json["status"] == "finished"
+    assert tick(app, tid) is False  # finished: no more ticks, but first the end it had not told
+    told = sse_names(client.get(f"/v1/tournaments/{tid}/events").data)
+    assert told.count("match_ended") == 2 and told.count("tournament_finished") == 1
+    for bot in bots:
+        bot.listen()
+    assert all(sum(e == "tournament_finished" for e, _ in bot.events) == 1 for bot in bots)
+
+
+def sse_names(raw: bytes) -> list[str]:
+    return [line.split(": ", 1)[1] for line in raw.decode().splitlines() if line.startswith("event: ")]
