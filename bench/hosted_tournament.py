@@ -90,7 +90,7 @@ def wait_for_the_end(base: str, tid: str) -> str:
     timer = threading.Timer(FINISH_SECONDS, stop.set)
     timer.start()
     try:
-        return [event.event for event in organiser.watch(stop=stop)][-1]
+        return str([event.event for event in organiser.watch(stop=stop)][-1])
     finally:
         timer.cancel()
         organiser.close()

@@ -346,7 +346,7 @@ def standings_rows(rows: list[dict[str, Any]]) -> list[Row]:
 
 
 def ranked_first(published: list[dict[str, Any]], ids: dict[str, str]) -> str:
-    top = published[0]["bot"]
+    top = str(published[0]["bot"])
     return ids.get(top, top)
 
 
