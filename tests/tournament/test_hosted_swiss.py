@@ -287,13 +287,14 @@ def test_a_hosted_swiss_survives_a_killed_instance(field: Field, browser: webdri
     assert {r for (bot, _, r) in incidents if bot == "crasher"} == {2, 3}, incidents
     assert not [k for k in incidents if k[0] in GOOD], incidents
 
-    # The tournament's event stream, read from its start: each round begun once, each match's end told once,
+    # The tournament's event stream, read from its start (its events are told at least once: a tick killed
+    # between a write and its telling is told again by the next): every round begun, every match's end told,
     # the never-connected bot named absent at every round's pre-flight.
     events = tournament_events(survivor.port, tid)
     begun = [data["round"] for name, data in events if name == "round_started"]
-    assert begun == list(range(1, ROUNDS + 1)), begun
+    assert sorted(set(begun)) == list(range(1, ROUNDS + 1)), begun
     ended = [data["match"] for name, data in events if name == "match_ended"]
-    assert len(ended) == len(set(ended)) and set(ended) <= set(recorded)
+    assert set(ended) == set(recorded), set(recorded) ^ set(ended)
     for index in range(1, ROUNDS + 1):
         absent = [data["absent"] for name, data in events if name == "preflight" and data["round"] == index]
         assert absent and all("absent" in a for a in absent), (index, absent)
