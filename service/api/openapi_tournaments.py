@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .openapi import JSON, game_param, json_body, ok, problem_response, ref
+from .openapi import JSON, game_param, html_page, json_body, ok, problem_response, ref
 from .openapi_sessions import BEARER
 
 BAD = problem_response("invalid_request: the body, a query parameter or a header is malformed.")
@@ -165,6 +165,17 @@ def tournament_paths() -> dict[str, Any]:
     }
 
 
+def page_paths() -> dict[str, Any]:
+    return {"/tournaments/{id}": {"get": {
+        "operationId": "tournamentPage",
+        "summary": "A tournament in a browser: live standings, the current round's tables (each linking to "
+                   "/table/{session}), progress and time left, updated from the tournament's event stream.",
+        "parameters": [tid_param()],
+        "responses": {"200": html_page("The tournament page."),
+                      "404": problem_response("not_found: the id is not a tournament id's shape. (A well-formed "
+                                              "id's page loads and says when there is no such tournament.)")}}}}
+
+
 def paths() -> dict[str, Any]:
-    return {**bot_paths(), **tournament_paths()}
+    return {**bot_paths(), **tournament_paths(), **page_paths()}
 
