@@ -103,7 +103,10 @@ class Tick:
         if t.status == "registering":
             until = t.doc.get("registration_until")
             if until is not None and self.now >= epoch_ms(until):
-                self.store.cas(self.tid, "status", "registering", "ready")
+                problem = too_few(t)  # registration closes: a field that cannot seat a table is cancelled
+                if self.store.cas(self.tid, "status", "registering", "ready" if problem is None else "cancelled"):
+                    if problem is not None:
+                        self.store.tell(self.tid, "cancelled", {"reason": problem})
             return True
         if t.status == "ready":
             start = t.doc["description"].get("start")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from card_referee_client.tournament.schedule import Match, Round, matches_of, round_from_json
-from card_referee_client.tournament.spec import TournamentSpec, load_hosted
+from card_referee_client.tournament.spec import SpecError, TournamentSpec, load_hosted
 from card_referee_client.tournament.standings import Row, published_tables, standings
 
 from .store import Tournament
@@ -15,9 +15,15 @@ ARCHIVE_FORMAT = "card-referee-tournament-archive/1"
 
 
 def spec_of(t: Tournament) -> TournamentSpec:
-    """The tournament's spec, its entries (in entry order) as its bots; none while registration is open."""
-    entries = None if t.status == "registering" else t.names
-    return load_hosted(t.doc["description"], entries)
+    """The tournament's spec, its entries (in entry order) as its bots; none while registration is open, nor
+    when they never were enough to seat a table (a registration that closed so, and was cancelled)."""
+    if t.status != "registering":
+        try:
+            return load_hosted(t.doc["description"], t.names)
+        except SpecError:
+            if t.status != "cancelled":
+                raise
+    return load_hosted(t.doc["description"], None)
 
 
 def rounds_upto(spec: TournamentSpec, t: Tournament, last: int) -> list[Round]:

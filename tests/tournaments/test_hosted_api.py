@@ -232,3 +232,14 @@ def test_an_idle_bot_stream_beats_and_stays_connected_past_the_redis_timeout(
     assert "event: error" not in body
     assert ": keep-alive" in body
     assert client.get(f"/v1/bots/{bot.id}").json["connected"] is True
+
+
+def test_a_registration_that_closes_with_too_few_entries_cancels_the_tournament(
+        make_app: Callable[..., Flask]) -> None:
+    client = make_app().test_client()
+    made = client.post("/v1/tournaments", json={"description": SWISS,
+                                                "registration": {"until": "2000-01-01T00:00:00Z"}}).json
+    assert made["status"] == "registering"
+    view = run_until(client, made["id"], [], status="cancelled", seconds=30)
+    assert view["rounds"] == [] and view["standings"] == []
+    assert "cancelled" in sse_names(client.get(f"/v1/tournaments/{made['id']}/events").data)
