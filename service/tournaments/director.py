@@ -253,8 +253,7 @@ class Tick:
         log_doc = self.sessions.public_log(binding["session"])
         if not log_doc["finished"]:
             return
-        seen = t.incidents.get(match.id, []) + conceded(match, log_doc)
-        incidents = all_incidents(match, log_doc, seen)
+        incidents = all_incidents(match, log_doc, t.incidents.get(match.id, []))
         rec = record(match, {"clock": binding["clock"]}, log_doc, incidents,
                      (self.now - binding["created_ms"]) / 1000)
         won, stored = self.store.first(self.tid, "records", match.id, rec)
@@ -290,22 +289,6 @@ class Tick:
         for entry in t.entries:
             self.store.tell_bot(entry["bot"], "tournament_finished", {"tournament": self.tid})
         self.store.first(self.tid, "told", "finished", self.now)
-
-
-def conceded(match: Match, log_doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The concessions a bot made itself, as incidents: the kind is its reason's first word when that is one the
-    local runner uses (``illegal: ...``, ``crashed: ...``, ``timeout: ...``), else ``conceded``. (The referee's
-    own concessions for absent bots are noted apart.)"""
-    out = []
-    for entry in log_doc["entries"]:
-        reason = entry.get("reason") or ""
-        if entry.get("type") != "concession" or reason.startswith("absent:"):
-            continue
-        word = reason.split(":", 1)[0].strip()
-        out.append({"seat": entry["seat"], "bot": match.seats[entry["seat"]],
-                    "kind": word if word in ("illegal", "crashed", "timeout") else "conceded",
-                    "version": entry["version"], "detail": reason or "conceded"})
-    return out
 
 
 # ----- transitions shared with the organiser's actions -------------------------------------
