@@ -1,6 +1,7 @@
 # Sourced by deploy/serve.sh and tests/run.sh: a project virtualenv with the dependencies installed.
-# Usage: bootstrap_venv [extra]   (extra: "test" for the test dependencies, and the Python client package
-# clients/python, whose tests run in the suite)
+# Usage: bootstrap_venv [extra]   (extra: "test" for the test dependencies). The Python client package
+# clients/python is always installed: the service's tournament director pairs and ranks with its tournament
+# library (docs/architecture.md), and its own tests run in the suite.
 bootstrap_venv() {
   local extra="${1:-}" spec="." stamp
   [ -n "$extra" ] && spec=".[$extra]"
@@ -10,10 +11,7 @@ bootstrap_venv() {
   fi
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ clients/python/pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e "$spec"
-    if [ "$extra" = test ]; then
-      .venv/bin/python -m pip install --quiet -e clients/python
-    fi
+    .venv/bin/python -m pip install --quiet -e "$spec" -e clients/python
     touch "$stamp"
   fi
 }

@@ -14,10 +14,15 @@ from .api.json import OrjsonProvider, reply
 from .api.sessions import bp as sessions_bp
 from .api.sessions import service_for
 from .api.timeouts import Applier
+from .api.bots import bp as bots_bp
+from .api.tournaments import bp as tournaments_bp
+from .tournaments.director import Director
+from .tournaments.store import TournamentStore
+from .api.session_service import SessionService
 from .api.turns import Turns
 from .config import Config
 from .paths import project_file
-from .storage import SessionStore, StoreUnavailable, store_for
+from .storage import RedisStore, SessionStore, StoreUnavailable, store_for
 
 MAX_BODY = 4 * 1024 * 1024
 
@@ -39,7 +44,17 @@ def create_app(config: Config | None = None) -> observability.ObservedFlask:
     sessions.on_clock = applier.start  # at the latest when this process sees a clocked session
     if not config.testing:
         applier.start()  # deadlines of sessions other instances made are applied here too, unasked
-    app.on_request = (applier.revive,)  # a forked worker starts its own
+    revive = [applier.revive]  # a forked worker starts its own
+    if isinstance(store, RedisStore):  # hosted tournaments need Redis (the tournament endpoints answer 503 without)
+        tournaments = app.extensions["tournament_store"] = TournamentStore(store)
+        # a service of its own: the app's labels each request's metrics with the game, and ticks are no requests
+        directing = SessionService(store, config)
+        directing.on_clock = applier.start
+        director = app.extensions["tournament_director"] = Director(tournaments, directing, config.tournament_tick)
+        if not config.testing:
+            director.start()  # else at the first tournament (service/api/tournaments.py)
+        revive.append(director.revive)
+    app.on_request = tuple(revive)
     app.turns = Turns(MAX_BODY, config.request_turns) if config.request_turns else None
     observability.configure_logging(config.log_level)
     errors.register(app)
@@ -48,6 +63,8 @@ def create_app(config: Config | None = None) -> observability.ObservedFlask:
     app.register_blueprint(games_bp)
     app.register_blueprint(sessions_bp)
     app.register_blueprint(events_bp)
+    app.register_blueprint(bots_bp)
+    app.register_blueprint(tournaments_bp)
     web.install(app)
     _ops(app)
     return app

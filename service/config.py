@@ -46,6 +46,8 @@ class Config:
     events_heartbeat: float = 15.0        # seconds between keep-alive comments on an idle event stream
     events_max: float = 3600.0            # seconds an event stream stays open before the client must resume
     key_prefix: str = "cr:"
+    tournament_tick: float = 0.25         # seconds between two looks of the director at a tournament
+    bot_heartbeat: float = 2.0            # seconds between heartbeats on a bot's stream (connected: 3 of them)
     log_level: str = "INFO"
     # Limits that keep one client from filling the store or the workers (docs/configuration.md, "Limits and quotas")
     max_deals: int = 100                  # explicit deals one request may fix
@@ -91,6 +93,8 @@ class Config:
             events_heartbeat=_positive_float(env, "EVENTS_HEARTBEAT", 15.0),
             events_max=_positive_float(env, "EVENTS_MAX", 3600.0),
             key_prefix=env.get("KEY_PREFIX", "cr:"),
+            tournament_tick=_positive_float(env, "TOURNAMENT_TICK", 0.25),
+            bot_heartbeat=_positive_float(env, "BOT_HEARTBEAT", 2.0),
             log_level=_choice(env, "LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
             max_deals=_positive_int(env, "MAX_DEALS", 100, "a whole number"),
             max_session_bytes=_positive_int(env, "MAX_SESSION_BYTES", 512 * 1024, "a whole number of bytes"),

@@ -21,7 +21,11 @@ ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "mus
 CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "unknown_game", "invalid_request",
          "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
          "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
-         "idempotency_key_reused", "too_many_requests", "limit_exceeded", "match_over", "abort_too_late"]
+         "idempotency_key_reused", "too_many_requests", "limit_exceeded", "match_over", "abort_too_late",
+         # hosted tournaments (service/api/bots.py, tournaments.py)
+         "tournaments_need_redis", "bot_name_taken", "bot_not_found", "unknown_bot", "invalid_description",
+         "tournament_not_found", "registration_closed", "too_few_entries", "already_started", "not_running",
+         "not_paused", "tournament_over", "not_an_entry"]
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$")
 
 

@@ -22,7 +22,7 @@ from marshmallow import Schema, fields
 
 from .. import engine
 from ..engine import CARD_PATTERN, Game
-from . import answers, schemas
+from . import answers, schemas, tournament_schemas
 from .limits import body_limit
 from .openapi_games import camel, game_bodies, game_paths
 
@@ -40,6 +40,7 @@ BODIES: dict[str, type[Schema]] = {
         "Result", "Envelope", "Problem", "Deal", "PlayerRange", "GameSummary", "GameList", "LegalMoves", "SeatView",
         "Health", "Readiness", "SeatToken", "SessionCreated", "ClockSeat", "ClockState", "PresenceSeat",
         "SessionView", "SessionEvent", "LogEntry", "SessionLog")},
+    **{name: getattr(tournament_schemas, name) for name in tournament_schemas.BODIES},  # bots and tournaments
 }
 
 
@@ -311,9 +312,10 @@ INFO = ("Rules adjudication for card games: is a move legal, and if not why; the
 
 
 def build() -> dict[str, Any]:
-    from . import openapi_sessions as sessions
+    from . import openapi_sessions as sessions, openapi_tournaments as tournaments
     stateless = stateless_paths()
-    paths = {**stateless, **ops_paths(), **sessions.paths(), **page_paths(), **game_paths(stateless)}
+    paths = {**stateless, **ops_paths(), **sessions.paths(), **tournaments.paths(), **page_paths(),
+             **game_paths(stateless)}
     for extra in EXTRA_PATHS:
         paths.update(extra())
     spec = new_spec()

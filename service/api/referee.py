@@ -8,7 +8,8 @@ hands the engine the state without it. Times are epoch milliseconds of the insta
     {"clock": {"policy", "move_ms", "bank_ms", "increment_ms"} | None,
      "remaining": [bank left per seat] | None,    "started": [when each seat's turn began, or None],
      "auto": [seats the service plays for],       "penalties": [timeouts per seat, penalty policy],
-     "open": whether the match may still be aborted}
+     "open": whether the match may still be aborted,
+     "held": true while no clock may run yet (a hosted tournament's match not yet announced to its bots)}
 """
 from __future__ import annotations
 
@@ -36,15 +37,24 @@ def record_of(state: engine.State) -> Record:
     return ref if ref is not None else {"clock": None, "auto": [], "open": True}
 
 
-def new_record(clock: dict[str, Any] | None, state: engine.State, now: int) -> Record:
-    """The record of a new session: the clocks of the seats to act start now."""
+def new_record(clock: dict[str, Any] | None, state: engine.State, now: int, held: bool = False) -> Record:
+    """The record of a new session: the clocks of the seats to act start now, or, ``held``, only at ``release``."""
     ref: Record = {"clock": clock, "auto": [], "open": True}
     if clock is not None:
         n = state["players"]
         ref.update(remaining=None if clock["bank_ms"] is None else [clock["bank_ms"]] * n,
                    started=[None] * n, penalties=[0] * n)
-        turn_begins(ref, engine.to_act(game_state(state)), now, None)
+        if held:
+            ref["held"] = True
+        else:
+            turn_begins(ref, engine.to_act(game_state(state)), now, None)
     return ref
+
+
+def release(ref: Record, state: engine.State, now: int) -> None:
+    """A held record's clocks start now: those of the seats to act."""
+    ref.pop("held", None)
+    turn_begins(ref, engine.to_act(game_state(state)), now, None)
 
 
 def clone_record(ref: Record) -> Record:

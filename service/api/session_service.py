@@ -126,13 +126,14 @@ class SessionService:
         return self.config.finished_ttl if finished else self.config.session_ttl
 
     # ----- creating ---------------------------------------------------------------
-    def create(self, spec: dict[str, Any]) -> dict[str, Any]:
-        """A new session from a checked creation request (``game`` known): the 201 body, with the seats' tokens."""
+    def create(self, spec: dict[str, Any], held: bool = False) -> dict[str, Any]:
+        """A new session from a checked creation request (``game`` known): the 201 body, with the seats' tokens.
+        ``held``: its clock starts only with ``release_clock`` (a hosted tournament's match, once announced)."""
         game = spec.pop("game")
         clock = spec.pop("clock", None)
         spec["seed"] = spec.get("seed") or new_seed()
         state = start_match(game, spec, self.config.max_deals)
-        state[REF] = referee.new_record(clock, state, now_ms())
+        state[REF] = referee.new_record(clock, state, now_ms(), held)
         deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
         tokens = [secrets.token_urlsafe(32) for _ in range(state["players"])]
         sid = secrets.token_urlsafe(16)
@@ -306,6 +307,8 @@ class SessionService:
         ref = referee.record_of(session.state)
         if referee.due(ref, now) is not None:
             raise Overdue()
+        if ref.get("held") and session.recent:
+            raise Overdue()  # a kept copy from before the clock was released: judge on the session as stored
         state, hidden, events = apply_and_redact(session.state, req.move)
         self._fits(len(orjson.dumps(state)), "The state after this move")
         version = session.version + 1
@@ -323,6 +326,7 @@ class SessionService:
         time charged, the next turns' clocks started, the abort window closed by a trick or a settlement; the
         move's log entry says how long the seat took."""
         ref = state[REF] = referee.clone_record(ref)
+        ref.pop("held", None)  # a move was made: the match was announced, the clocks run from now
         entry["elapsed_ms"] = referee.charge(ref, seat, now, in_time)
         referee.turn_begins(ref, engine.seats_to_act(legal), now, seat)
         if ref["open"] and engine.closes_abort_window(events):
@@ -372,6 +376,36 @@ class SessionService:
                 applied += 1
                 self._schedule(sid, session.version + 1, write.state, session.version)
         return Settled(applied, None)
+
+    def release_clock(self, sid: str) -> None:
+        """Start the held clocks of a session (its match was just announced to its bots). Nothing changes when
+        they run already; the version stays (no move was made), so a seat's move sent on version 0 is judged."""
+        for _ in range(SAVE_ATTEMPTS):
+            session = self.store.load(sid) if SID.match(sid) else None
+            if session is None or session.finished or not referee.record_of(session.state).get("held"):
+                return
+            ref = referee.clone_record(referee.record_of(session.state))
+            referee.release(ref, session.state, now_ms())
+            state = {**session.state, REF: ref}
+            if self.store.replace_state(sid, session.version, state):
+                self._schedule(sid, session.version, state)
+                return
+
+    def concede_for(self, sid: str, seat: int, reason: str) -> int | None:
+        """The referee concedes for ``seat`` (a hosted tournament's absent bot), by the session's policy: the
+        version it made, or None when the match is over already (or the seat had conceded)."""
+        for _ in range(SAVE_ATTEMPTS):
+            session = self.store.load(sid) if SID.match(sid) else None
+            if session is None or session.finished:
+                return None
+            write = self._end_write(session, seat, "concession", reason)
+            if write is None:
+                return None
+            saved = self.store.save(sid, session.version, write, self.ttl_for(write.finished))
+            if saved.kind == "saved":
+                self._saved(sid, session.version, write.state)
+                return session.version + 1
+        return None
 
     def _timeout(self, session: Session, ref: referee.Record, seat: int, now: int) -> Write:
         """What the service does for ``seat`` whose time is up (or who conceded to it): the policy's

@@ -93,6 +93,10 @@ class SessionStore(Protocol):
         """``session`` as stored now (None when it is gone): ``session`` itself when it was read from the
         store, a fresh read when it is a copy the store kept (which may be behind)."""
 
+    def replace_state(self, sid: str, version: int, state: dict[str, Json]) -> bool:
+        """Replace the state of the session at ``version`` without a new version and without a log entry (a
+        held clock released: docs/tournaments.md); False when the session is gone or at another version."""
+
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         """The stored answer for ``answer_key``, if any."""
 

@@ -85,6 +85,14 @@ class MemoryStore:
     def current(self, session: Session) -> Session | None:
         return session  # this store never hands out kept copies
 
+    def replace_state(self, sid: str, version: int, state: dict[str, Json]) -> bool:
+        with self._cond:
+            rec = self._live(sid)
+            if rec is None or rec.version != version:
+                return False
+            rec.state = orjson.dumps(state)
+            return True
+
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         with self._cond:
             return self._answer(sid, answer_key)

@@ -173,8 +173,15 @@ for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], membe
 return due
 """
 
+# KEYS: session.  ARGV: version, state.  The state replaced at the same version (a held clock released).
+REPLACE = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
+return 1
+"""
+
 _SHA1 = {source: hashlib.sha1(source.encode()).hexdigest()
-         for source in (SAVE, LOAD, CREATE, ANSWER, COUNT, CLAIM)}  # what EVALSHA names
+         for source in (SAVE, LOAD, CREATE, ANSWER, COUNT, CLAIM, REPLACE)}  # what EVALSHA names
 
 META_CACHE = 50_000  # sessions whose meta a process remembers (a few hundred bytes each)
 PRESENCE_SLACK_MS = 60_000  # a presence set outlives its last lease by this much
@@ -473,6 +480,17 @@ class RedisStore:
 
     def current(self, session: Session) -> Session | None:
         return self.load(session.id) if session.recent else session
+
+    def replace_state(self, sid: str, version: int, state: Json) -> bool:
+        raw = _dumps(state)
+        key = self.key_for("session", sid)
+        with self._op("replace"):
+            done = bool(self.topology.for_key(key)[1].script(REPLACE, [key], [version, raw]))
+        if done:
+            with self._lock:
+                self._recent.pop(sid, None)
+            self._keep(sid, version, raw, False)
+        return done
 
     def answer(self, sid: str, answer_key: str) -> dict[str, Json] | None:
         key = self.key_for("answer", sid, answer_key)

@@ -10,10 +10,12 @@ from . import pages
 from .client import bp as client_bp
 from .docs import bp as docs_bp
 from .table import bp as table_bp
+from .tournament import bp as tournament_bp
 
 
 def install(app: Flask) -> None:
     app.register_blueprint(table_bp)
     app.register_blueprint(docs_bp)
     app.register_blueprint(client_bp)  # the TypeScript client, bundled (service/web/client.py)
+    app.register_blueprint(tournament_bp)
     pages.install(app)

@@ -82,4 +82,4 @@ def test_the_pages_fetch_nothing_from_elsewhere() -> None:
 def test_the_static_files_are_package_data() -> None:
     project = (ROOT / "pyproject.toml").read_text()
     assert '"service.web" = ["static/*/*"]' in project
-    assert {p.parent.name for p in STATIC.glob("*/*")} == {"table", "docs", "client"}
+    assert {p.parent.name for p in STATIC.glob("*/*")} == {"table", "docs", "client", "tournament"}

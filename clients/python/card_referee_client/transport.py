@@ -125,6 +125,29 @@ class Transport:
                 raise http.client.HTTPException(f"answer is not JSON: {raw[:80]!r}") from exc
         return Reply(resp.status, {k: v for k, v in resp.getheaders()}, parsed)
 
+    def text(self, path: str, accept: str = "text/plain") -> str:
+        """A GET whose answer is text, not JSON (a CSV or Markdown table); retried like any GET."""
+        for attempt in range(self.retries + 1):
+            conn = self.connection()
+            try:
+                conn.request("GET", self.prefix + path, headers={"Accept": accept})
+                resp = conn.getresponse()
+                raw = resp.read()
+            except (OSError, http.client.HTTPException) as exc:
+                if attempt == self.retries:
+                    raise TransportError(f"GET {path}: {type(exc).__name__}: {exc}") from exc
+                time.sleep(min(0.05 * 2 ** attempt, self.max_pause))
+                continue
+            finally:
+                conn.close()
+            if resp.status < 400:
+                return raw.decode("utf-8")
+            if resp.status in RETRY_STATUS and attempt < self.retries:
+                time.sleep(self._pause(resp.getheader("Retry-After"), attempt))
+                continue
+            raise problem_of(resp.status, raw, resp.getheader("Retry-After"))
+        raise AssertionError("unreachable")
+
     def stream(self, path: str, headers: Mapping[str, str], timeout: float) -> Iterator[bytes]:
         """The lines of a streaming answer (the event stream), on a connection of its own."""
         conn = self.connection(timeout)
@@ -134,12 +157,7 @@ class Transport:
             if resp.status == 204:  # the stream has nothing more to send, ever (a finished match)
                 raise StreamOver()
             if resp.status >= 400:
-                raw = resp.read()
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode(errors="replace")
-                raise problem_from(resp.status, body)
+                raise problem_of(resp.status, resp.read(), resp.getheader("Retry-After"))
             while True:
                 line = resp.readline()
                 if not line:
@@ -151,4 +169,13 @@ class Transport:
             conn.close()
 
 
-__all__ = ["ProblemError", "Reply", "StreamOver", "Transport", "TransportError"]
+def problem_of(status: int, raw: bytes, retry_after: str | None = None) -> ProblemError:
+    """The exception for an error answer's raw body (a problem object, or any text)."""
+    try:
+        body: Any = json.loads(raw)
+    except ValueError:
+        body = raw.decode(errors="replace")
+    return problem_from(status, body, retry_after)
+
+
+__all__ = ["ProblemError", "Reply", "StreamOver", "Transport", "TransportError", "problem_of"]

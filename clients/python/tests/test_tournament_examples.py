@@ -1,5 +1,5 @@
 """Every example description under clients/python/examples/ is played through ``card-referee tournament run`` and
-passes ``verify``.
+passes ``verify``; the hosted ones (``hosted-*.json``, without bots) are descriptions the service takes.
 
 Each is run as docs/tournaments.md runs it, from the repository's root, with one change: its HTTP bots, which
 the docs start on ports 9001 (``card-referee bot random``) and 9002 (``card-referee bot greedy``), are the same
@@ -17,17 +17,20 @@ import pytest
 
 from card_referee_client import BotServer, Client, greedy_bot, random_bot
 from card_referee_client.cli import main
+from card_referee_client.tournament.spec import load_hosted
 from card_referee_client.tournament.verify import verify
 
 ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = sorted((ROOT / "clients" / "python" / "examples").glob("*.json"))
+ALL_EXAMPLES = sorted((ROOT / "clients" / "python" / "examples").glob("*.json"))
+EXAMPLES = [p for p in ALL_EXAMPLES if not p.name.startswith("hosted-")]
+HOSTED = [p for p in ALL_EXAMPLES if p.name.startswith("hosted-")]
 DOCUMENTED_BOTS = {9001: random_bot, 9002: greedy_bot}  # the ports docs/tournaments.md starts them on
 
 
 def test_the_examples_are_the_ones_the_docs_use() -> None:
     docs = (ROOT / "docs" / "tournaments.md").read_text()
-    assert {p.name for p in EXAMPLES} == {"round-robin.json", "swiss.json"}
-    for path in EXAMPLES:
+    assert {p.name for p in ALL_EXAMPLES} == {"round-robin.json", "swiss.json", "hosted-swiss.json"}
+    for path in ALL_EXAMPLES:
         assert f"clients/python/examples/{path.name}" in docs, path.name
 
 
@@ -48,3 +51,12 @@ def test_an_example_description_runs_and_verifies(path: Path, service_url: str, 
     records = list((out / "matches").glob("*.json"))
     assert records and (out / "results.csv").exists()
     assert verify(out, Client(service_url)) == (len(records), None)
+
+
+@pytest.mark.parametrize("path", HOSTED, ids=lambda p: p.name)
+def test_a_hosted_example_is_a_hosted_description(path: Path) -> None:
+    raw = json.loads(path.read_text())
+    assert "bots" not in raw  # the entries are the bots
+    spec = load_hosted(raw, [f"bot{i}" for i in range(12)])
+    assert spec.absent == raw["absent"] and len(spec.bots) == 12
+    assert spec.seed == raw["seed"]  # a fixed seed: the same pairings and deals on every run

@@ -333,6 +333,313 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register a bot for hosted tournaments. */
+        post: operations["createBot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bots/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bot: whether it is connected, and its ratings per game. */
+        get: operations["getBot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bots/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bot's event stream: the matches it is to play.
+         * @description The bot's events, each `event: <name>`, `id: <stream id>` and one line of JSON `data`:
+         *
+         *     - `match_started`: `{"tournament", "match", "round", "game", "session", "seat", "token", "clock", "url"}`: play
+         *       seat `seat` of session `session` through the session API with `token` (its seat token). Its clock starts
+         *       only once this announcement is written. Announcements are at least once: deduplicate by `match`.
+         *     - `match_ended`: `{"tournament", "match", "session", "result"}`.
+         *     - `tournament_finished`: `{"tournament"}`.
+         *
+         *     Holding this stream is the bot's "connected": a comment (`: keep-alive`) comes every BOT_HEARTBEAT seconds,
+         *     and the bot counts as connected until three heartbeats have passed without its stream. Without
+         *     `Last-Event-ID` (or `after`) the stream starts from its oldest kept event; it closes after EVENTS_MAX seconds
+         *     (reconnect with `Last-Event-ID`).
+         */
+        get: operations["botEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game}/ladder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every rated bot of a game, best first (by ordinal). */
+        get: operations["gameLadder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a hosted tournament: the service pairs, plays, ranks and publishes. */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status, entries, rounds with their sessions, standings, progress and incidents. */
+        get: operations["getTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The standings as JSON, CSV or Markdown (by Accept, or ?format=). */
+        get: operations["tournamentStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tournament's event stream.
+         * @description The tournament's events, each `event: <name>`, `id: <stream id>` and one line of JSON `data`:
+         *     `round_started`, `preflight` (which entries' bots were absent and what the absent policy did), `match_started`,
+         *     `match_ended`, `standings_changed`, `entry_withdrawn`, `paused`, `resumed`, `cancelled`, `tournament_finished`.
+         *     Comments are heartbeats. Without `Last-Event-ID` (or `after`) the stream starts from its oldest kept event.
+         */
+        get: operations["tournamentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The archive: description, pairings, every match's record, the published standings and the ratings. */
+        get: operations["tournamentRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enter the bot whose token this is, while registration is open. */
+        post: operations["enterTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start now (closing registration).
+         * @description Authorization: Bearer <the organiser token from POST /v1/tournaments>.
+         */
+        post: operations["startTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause: no new match starts; the matches in flight finish and are recorded.
+         * @description Authorization: Bearer <the organiser token from POST /v1/tournaments>.
+         */
+        post: operations["pauseTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused tournament.
+         * @description Authorization: Bearer <the organiser token from POST /v1/tournaments>.
+         */
+        post: operations["resumeTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel: nothing more is played.
+         * @description Authorization: Bearer <the organiser token from POST /v1/tournaments>.
+         */
+        post: operations["cancelTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an entry: it is paired no more, its matches in flight are conceded for it.
+         * @description Authorization: Bearer <the organiser token from POST /v1/tournaments>.
+         */
+        post: operations["withdrawEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament in a browser: live standings, the current round's tables (each linking to /table/{session}), progress and time left, updated from the tournament's event stream. */
+        get: operations["tournamentPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -2258,7 +2565,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "illegal_move" | "invalid_state" | "invalid_deal" | "invalid_options" | "unknown_game" | "invalid_request" | "state_tampered" | "version_conflict" | "session_not_found" | "forbidden" | "unauthorized" | "store_unavailable" | "not_found" | "method_not_allowed" | "payload_too_large" | "internal_error" | "idempotency_key_reused" | "too_many_requests" | "limit_exceeded" | "match_over" | "abort_too_late";
+            code: "illegal_move" | "invalid_state" | "invalid_deal" | "invalid_options" | "unknown_game" | "invalid_request" | "state_tampered" | "version_conflict" | "session_not_found" | "forbidden" | "unauthorized" | "store_unavailable" | "not_found" | "method_not_allowed" | "payload_too_large" | "internal_error" | "idempotency_key_reused" | "too_many_requests" | "limit_exceeded" | "match_over" | "abort_too_late" | "tournaments_need_redis" | "bot_name_taken" | "bot_not_found" | "unknown_bot" | "invalid_description" | "tournament_not_found" | "registration_closed" | "too_few_entries" | "already_started" | "not_running" | "not_paused" | "tournament_over" | "not_an_entry";
             /** @description Why a move is illegal. Shared codes: not_your_turn, card_not_in_hand, must_follow_suit, must_head_trick, must_trump, must_overtrump, wrong_phase, unknown_action, match_over, invalid_parameters; each game adds its own (see its docs). */
             reason?: string;
             /** @description replay: the first illegal move */
@@ -2489,6 +2796,191 @@ export interface components {
             /** @description Once finished: the body to POST to /v1/games/{game}/replay. */
             replay?: components["schemas"]["ReplayRequest"] | null;
             result?: components["schemas"]["Result"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        BotCreate: {
+            /** @description Unique among the service's bots. */
+            name: string;
+            /** @description How to reach whoever runs the bot (an e-mail address, a URL). */
+            owner: string;
+        };
+        Registration: {
+            /** @description RFC 3339 time (with its offset) when registration closes. */
+            until: string;
+        };
+        TournamentCreate: {
+            /** @description The local runner's description without `bots`, plus `absent` ({grace_s, then: forfeit|withdraw}) and `start` (RFC 3339 or null): docs/tournaments.md. */
+            description: {
+                [key: string]: unknown;
+            };
+            /** @description The bots' ids; give this or `registration`. */
+            entries?: string[];
+            /** @description Open registration instead of `entries`. */
+            registration?: components["schemas"]["Registration"];
+        };
+        Withdrawal: {
+            /** @description The entry's bot id. */
+            bot: string;
+        };
+        Rating: {
+            mu: number;
+            sigma: number;
+            /** @description mu - 3 sigma: the rating shown. */
+            ordinal: number;
+            matches: number;
+        } & {
+            [key: string]: unknown;
+        };
+        Bot: {
+            id: string;
+            name: string;
+            owner: string;
+            /** @description The bot holds its event stream now. */
+            connected: boolean;
+            /** @description Per game. */
+            ratings: {
+                [key: string]: components["schemas"]["Rating"];
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        BotCreated: {
+            id: string;
+            name: string;
+            owner: string;
+            /** @description The bot token, shown only now (the service keeps its hash). */
+            token: string;
+        } & {
+            [key: string]: unknown;
+        };
+        TournamentCreated: {
+            id: string;
+            /** @description Shown only now: the organiser's actions need it. */
+            organiser_token: string;
+            /** @enum {string} */
+            status: "registering" | "ready" | "running" | "paused" | "finished" | "cancelled";
+            url: string;
+            page: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Entry: {
+            bot: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "withdrawn";
+            connected: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        MatchTable: {
+            match: string;
+            /** @description Bot names, one per seat. */
+            bots: string[];
+            /** @description Null until its session is made. */
+            session: string | null;
+            /** @description The table page: /table/<session>. */
+            table: string | null;
+            /** @description The match's result once recorded. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        RoundView: {
+            index: number;
+            /** @description <game>/<players> */
+            game: string;
+            tables: components["schemas"]["MatchTable"][];
+            byes: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        Progress: {
+            done: number;
+            total: number;
+            /** @description Seconds left, estimated; null before the first match is recorded. */
+            eta_s: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        TournamentView: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "registering" | "ready" | "running" | "paused" | "finished" | "cancelled";
+            description: {
+                [key: string]: unknown;
+            };
+            entries: components["schemas"]["Entry"][];
+            rounds: components["schemas"]["RoundView"][];
+            /** @description The standings so far (rank, bot, points, duplicate, payoff, buchholz, matches, byes, forfeits), each row with the bot's `rating` (its ordinal in the tournament's first game; null before it has one). */
+            standings: {
+                [key: string]: unknown;
+            }[];
+            progress: components["schemas"]["Progress"];
+            incidents: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        Standings: {
+            tournament: string;
+            /** @description The last round paired (0 before the first). */
+            round: number;
+            standings: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Everything needed to check a tournament: its description and entries, every round's pairing, every match's record (commitment, seed or deals, moves with times, result, incidents) and the published standings with their CSV and Markdown tables. */
+        Archive: {
+            /** @enum {string} */
+            format: "card-referee-tournament-archive/1";
+            tournament: {
+                [key: string]: unknown;
+            };
+            rounds: {
+                [key: string]: unknown;
+            }[];
+            matches: {
+                [key: string]: unknown;
+            }[];
+            /** @description {json: rows, csv: text, md: text} */
+            standings: {
+                [key: string]: unknown;
+            };
+            /** @description game -> bot name -> rating, of the entries. */
+            ratings: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        LadderRow: {
+            bot: string | null;
+            name: string;
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            matches: number;
+        } & {
+            [key: string]: unknown;
+        };
+        Ladder: {
+            game: string;
+            ladder: components["schemas"]["LadderRow"][];
+        } & {
+            [key: string]: unknown;
+        };
+        TournamentStatus: {
+            id: string;
+            /** @enum {string} */
+            status: "registering" | "ready" | "running" | "paused" | "finished" | "cancelled";
         } & {
             [key: string]: unknown;
         };
@@ -4734,6 +5226,1105 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    createBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "greedy-1",
+                 *       "owner": "ada@example.org"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BotCreate"];
+            };
+        };
+        responses: {
+            /** @description The bot, with its token (shown only now). */
+            201: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotCreated"];
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bot_name_taken: another bot has that name. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bot"];
+                };
+            };
+            /** @description bot_not_found: no such bot. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    botEvents: {
+        parameters: {
+            query?: {
+                /** @description The same as Last-Event-ID, for a client that cannot set headers. */
+                after?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream goes on after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot's events. */
+            200: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: the bot token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    gameLadder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id (see GET /v1/games). */
+                game: "alkort" | "davoserjazz" | "femkort" | "irish_loo" | "jewel" | "klaberjass" | "norrlandsknack" | "styrivolt" | "three_card_loo" | "toepen" | "tomato" | "zwikken";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ladder"];
+                };
+            };
+            /** @description unknown_game: no such game. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": {
+                 *         "name": "club night",
+                 *         "format": "swiss",
+                 *         "rounds": 3,
+                 *         "seed": "c0ffee",
+                 *         "games": [
+                 *           {
+                 *             "game": "femkort",
+                 *             "players": 2,
+                 *             "boards": 1,
+                 *             "clock": {
+                 *               "move_ms": 10000,
+                 *               "policy": "forfeit"
+                 *             }
+                 *           }
+                 *         ],
+                 *         "absent": {
+                 *           "grace_s": 30,
+                 *           "then": "forfeit"
+                 *         },
+                 *         "start": null
+                 *       },
+                 *       "registration": {
+                 *         "until": "2030-01-31T19:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TournamentCreate"];
+            };
+        };
+        responses: {
+            /** @description The tournament, with its organiser token (shown only now). */
+            201: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentCreated"];
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_description (the message says what is wrong), unknown_bot (an entry is not a bot's id). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentStandings: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv" | "md";
+            };
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The standings so far: JSON, or the local runner's results.csv / results.md. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                    "text/csv": string;
+                    "text/markdown": string;
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentEvents: {
+        parameters: {
+            query?: {
+                /** @description The same as Last-Event-ID, for a client that cannot set headers. */
+                after?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream goes on after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tournament's events. */
+            200: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Archive"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enterTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entered (or had entered already). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the bot token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description registration_closed: registration is closed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the tournament's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the organiser token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the token is not this tournament's organiser's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description already_started, too_few_entries, tournament_over. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pauseTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the tournament's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the organiser token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the token is not this tournament's organiser's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_running, tournament_over. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the tournament's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the organiser token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the token is not this tournament's organiser's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_paused, tournament_over. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the tournament's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the organiser token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the token is not this tournament's organiser's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_over. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bot": "<bot id>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Withdrawal"];
+            };
+        };
+        responses: {
+            /** @description Done; the tournament's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: the organiser token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the token is not this tournament's organiser's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_an_entry, tournament_over. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tournament page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description not_found: the id is not a tournament id's shape. (A well-formed id's page loads and says when there is no such tournament.) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

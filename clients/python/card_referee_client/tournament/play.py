@@ -39,6 +39,7 @@ from .schedule import Match
 from .spec import BotSpec
 
 PROTOCOL = "card-referee-bot/1"
+CONCEDED_KINDS = ("illegal", "crashed")  # a concession whose reason begins "<kind>: " is that incident
 
 
 class BotFailed(Exception):
@@ -245,9 +246,13 @@ def record(match: Match, created: dict[str, Any], log: dict[str, Any], incidents
 
 def all_incidents(match: Match, log: dict[str, Any], seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The match's incidents in the order of the log: what the runner saw (illegal answers, crashes, timeouts
-    without a clock), every timeout the service's clock applied, and the seat that forfeited the match."""
+    without a clock), a bot's own concession for an illegal move or a crash (a hosted bot's), every timeout
+    the service's clock applied, and the seat that forfeited the match."""
     out = list(seen)
     for entry in log["entries"]:
+        conceded = _conceded_as(entry, match, seen)
+        if conceded is not None:
+            out.append(conceded)
         if entry.get("timeout") or entry.get("type") == "timeout":
             seat = entry.get("seat", (entry.get("move") or {}).get("seat"))
             done = "the service played its move" if "move" in entry else "the policy ended the match"
@@ -260,6 +265,18 @@ def all_incidents(match: Match, log: dict[str, Any], seen: list[dict[str, Any]])
                     "version": log["entries"][-1]["version"] if log["entries"] else 0,
                     "detail": f"lost the match by {result.get('ended_by', 'forfeit')}"})
     return sorted(out, key=lambda i: i["version"])
+
+
+def _conceded_as(entry: dict[str, Any], match: Match, seen: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A concession in the log whose reason names a bot's failure (``illegal: ...``, ``crashed: ...``, as a
+    hosted bot's client writes it) as an incident, unless the runner saw it itself."""
+    if entry.get("type") != "concession" or not isinstance(entry.get("seat"), int):
+        return None
+    kind, _, detail = str(entry.get("reason") or "").partition(": ")
+    seat = entry["seat"]
+    if kind not in CONCEDED_KINDS or any(i["seat"] == seat and i["kind"] == kind for i in seen):
+        return None
+    return {"seat": seat, "bot": match.seats[seat], "kind": kind, "version": entry["version"], "detail": detail}
 
 
 def replay_end(log: dict[str, Any]) -> dict[str, Any] | None:

@@ -26,7 +26,6 @@ import shutil
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -38,7 +37,7 @@ from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]  # no stubs
 from ..client import Client
 from . import report
 from .play import MatchAbandoned, MatchPlay
-from .schedule import Match, Round, matches_of, pairs_of, round_robin, swiss
+from .schedule import Match, Round, matches_of, next_round, round_json, round_robin
 from .spec import TournamentSpec
 from .standings import TIE_BREAKS, Row, by_round, published_tables, standings
 
@@ -146,7 +145,6 @@ class Runner:
         self.records: list[dict[str, Any]] = []
         self.rounds: list[Round] = []
         self.byes: list[tuple[str, int, int]] = []
-        self.met: set[frozenset[str]] = set()
         self.notes: list[str] = []  # what the organiser should know at the end (the plot not drawn)
         self.listed = self._listed_rounds()
         self.started = time.monotonic()
@@ -180,18 +178,8 @@ class Runner:
         return self._finish()
 
     def _rounds(self) -> Iterator[Round]:
-        index = 0
-        for game in self.spec.games:
-            if self.spec.format == "round_robin":
-                for tables in round_robin(self.names, game.players):
-                    index += 1
-                    yield Round(index, game, tables)
-            else:
-                for _ in range(self.spec.rounds):
-                    index += 1
-                    ranked = [r.bot for r in standings(self.names, self.records, [(b, p) for b, p, _ in self.byes])]
-                    tables, out = swiss(ranked, game.players, self.met, Counter(b for b, _, _ in self.byes))
-                    yield Round(index, game, tables, out)
+        while (rnd := next_round(self.spec, self.rounds, self.records)) is not None:
+            yield rnd
 
     def _play_round(self, rnd: Round) -> bool:
         """Play the round's matches that have no record yet; False when the run stopped before its end."""
@@ -217,14 +205,12 @@ class Runner:
 
     def _begin(self, rnd: Round) -> None:
         listed = self.listed.get(rnd.index)
-        mine = _round_json(self.spec, rnd)
+        mine = round_json(self.spec, rnd)
         if listed is not None and listed != mine:
             raise ResumeError(f"round {rnd.index} of {self.out / 'tournament.json'} is not the round its records "
                               "give: the directory was changed; start over with --restart")
         self.rounds.append(rnd)
         self.byes.extend((b, rnd.game.players, rnd.index) for b in rnd.byes)
-        for table in rnd.tables:
-            self.met.update(pairs_of(table))
         self._write_tournament()
 
     def _recorded(self, match: Match) -> dict[str, Any] | None:
@@ -269,7 +255,7 @@ class Runner:
         return {r["index"]: r for r in doc.get("rounds", [])}
 
     def _write_tournament(self) -> None:
-        doc = {"spec": self.spec.to_json(), "rounds": [_round_json(self.spec, r) for r in self.rounds]}
+        doc = {"spec": self.spec.to_json(), "rounds": [round_json(self.spec, r) for r in self.rounds]}
         write_whole(self.out / "tournament.json", json.dumps(doc, indent=1) + "\n")
 
     def _finish(self) -> list[Row]:
@@ -277,11 +263,6 @@ class Runner:
         self.progress.say(f"done: {len(self.records)} matches in {time.monotonic() - self.started:.1f} s; "
                           f"winner {final[0].bot} ({final[0].points:g} points)")
         return final
-
-
-def _round_json(spec: TournamentSpec, rnd: Round) -> dict[str, Any]:
-    return {"index": rnd.index, "game": rnd.game.label, "tables": [list(t) for t in rnd.tables],
-            "byes": list(rnd.byes), "matches": [m.id for m in matches_of(spec, rnd)]}
 
 
 def write_standings(out: Path, spec: TournamentSpec, names: list[str], records: list[dict[str, Any]],

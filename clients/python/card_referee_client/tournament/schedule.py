@@ -7,10 +7,13 @@ cards of that board once, and every table of the round plays the same boards: sc
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .spec import GameSpec, TournamentSpec
+from .standings import standings
 
 Table = tuple[str, ...]
 
@@ -89,6 +92,51 @@ def swiss(ranked: Sequence[str], players: int, met: set[frozenset[str]], byes: d
             table.append(pick)
         tables.append(tuple(table))
     return tuple(tables), out
+
+
+def next_round(spec: TournamentSpec, rounds: Sequence[Round], records: Sequence[dict[str, Any]],
+               field: Sequence[str] | None = None) -> Round | None:
+    """The round after ``rounds`` (None: the tournament has no more), a function of the spec (its seed, bots and
+    games), the rounds so far and ``records``, the records of their matches. Each game in turn gets its rounds:
+    a round robin's fixed schedule (of every bot of the spec), or ``spec.rounds`` Swiss rounds paired on the
+    standings so far. ``field``: the bots that may play this round (default all; a hosted tournament leaves out
+    the withdrawn): a round-robin table with a bot outside it is not played, a Swiss round pairs only the field.
+    The local runner and the hosted director pair with this, and verify recomputes every round with it."""
+    names = [b.name for b in spec.bots]
+    playing = list(names if field is None else field)
+    index = len(rounds) + 1
+    first = 1
+    for game in spec.games:
+        if spec.format == "round_robin":
+            schedule = round_robin(names, game.players)
+            if index < first + len(schedule):
+                tables = tuple(t for t in schedule[index - first] if set(t) <= set(playing))
+                return Round(index, game, tables)
+            first += len(schedule)
+            continue
+        if index < first + spec.rounds:
+            byes = [(b, r.game.players) for r in rounds for b in r.byes]
+            ranked = [r.bot for r in standings(names, records, byes) if r.bot in playing]
+            met = {pair for r in rounds for t in r.tables for pair in pairs_of(t)}
+            tables, out = swiss(ranked, game.players, met, Counter(b for b, _ in byes))
+            return Round(index, game, tables, out)
+        first += spec.rounds
+    return None
+
+
+def round_json(spec: TournamentSpec, rnd: Round, field: Sequence[str] | None = None) -> dict[str, Any]:
+    """A round as the records list it (a hosted tournament's also name its ``field``)."""
+    doc: dict[str, Any] = {"index": rnd.index, "game": rnd.game.label, "tables": [list(t) for t in rnd.tables],
+                           "byes": list(rnd.byes), "matches": [m.id for m in matches_of(spec, rnd)]}
+    if field is not None:
+        doc["field"] = list(field)
+    return doc
+
+
+def round_from_json(spec: TournamentSpec, doc: dict[str, Any]) -> Round:
+    """A round read back from :func:`round_json`; KeyError or StopIteration when it names no game of the spec."""
+    game = next(g for g in spec.games if g.label == doc["game"])
+    return Round(doc["index"], game, tuple(tuple(t) for t in doc["tables"]), tuple(doc["byes"]))
 
 
 def matches_of(spec: TournamentSpec, rnd: Round) -> list[Match]:

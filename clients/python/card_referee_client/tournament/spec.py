@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 import urllib.parse
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 FORMATS = ("round_robin", "swiss")
@@ -25,6 +27,9 @@ PLACEHOLDERS = ("url", "session", "token", "seat", "game", "python")
 CLOCK_KEYS = ("move_ms", "bank_ms", "increment_ms", "policy")
 CLOCK_POLICIES = ("forfeit", "auto", "penalty")
 CLOCK_MIN_MS, CLOCK_MAX_MS = 100, 24 * 3600 * 1000
+# a hosted tournament's policy for an entry whose bot is not connected when a round starts (docs/tournaments.md)
+ABSENT_THEN = ("forfeit", "withdraw")
+DEFAULT_ABSENT: dict[str, Any] = {"grace_s": 30, "then": "forfeit"}
 
 
 class SpecError(ValueError):
@@ -34,7 +39,8 @@ class SpecError(ValueError):
 @dataclass(frozen=True)
 class BotSpec:
     """A bot: an HTTP endpoint (``url``) or a program joining with its seat token (``command``, whose words may
-    hold ``{url}``, ``{session}``, ``{token}``, ``{seat}`` and ``{game}``)."""
+    hold ``{url}``, ``{session}``, ``{token}``, ``{seat}`` and ``{game}``); in a hosted tournament neither (the
+    bot connects to the service with its own token)."""
     name: str
     url: str | None = None
     command: tuple[str, ...] | None = None
@@ -65,6 +71,8 @@ class TournamentSpec:
     parallel: int = 4         # matches played at once
     answer_ms: int = DEFAULT_ANSWER_MS
     seed_drawn: bool = field(default=False, compare=False)  # no seed in the description: this one was drawn
+    absent: dict[str, Any] | None = None  # hosted only: {"grace_s", "then"} for an entry not connected
+    start: str | None = None              # hosted only: when round 1 starts (RFC 3339), None: on the start action
 
     def board_seed(self, round_index: int, board: int) -> str:
         """The seed of a board: every table of a round plays board ``board`` from the same seed (64 hex digits)."""
@@ -76,12 +84,20 @@ class TournamentSpec:
         return {k: v for k, v in self.to_json().items() if k != "parallel"}
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "format": self.format, "seed": self.seed, "rounds": self.rounds,
-                "parallel": self.parallel, "answer_ms": self.answer_ms,
-                "bots": [{"name": b.name, **({"url": b.url} if b.url else {"command": list(b.command or ())})}
-                         for b in self.bots],
-                "games": [{"game": g.game, "players": g.players, "options": g.options, "clock": g.clock,
-                           "boards": g.boards, "duplicate": g.duplicate} for g in self.games]}
+        doc = {"name": self.name, "format": self.format, "seed": self.seed, "rounds": self.rounds,
+               "parallel": self.parallel, "answer_ms": self.answer_ms,
+               "bots": [_bot_json(b) for b in self.bots],
+               "games": [{"game": g.game, "players": g.players, "options": g.options, "clock": g.clock,
+                          "boards": g.boards, "duplicate": g.duplicate} for g in self.games]}
+        if self.absent is not None:
+            doc.update(absent=self.absent, start=self.start)
+        return doc
+
+
+def _bot_json(bot: BotSpec) -> dict[str, Any]:
+    if bot.url:
+        return {"name": bot.name, "url": bot.url}
+    return {"name": bot.name, **({"command": list(bot.command)} if bot.command else {})}
 
 
 def load(raw: dict[str, Any]) -> TournamentSpec:
@@ -96,7 +112,33 @@ def load(raw: dict[str, Any]) -> TournamentSpec:
     if len(set(names)) != len(names):
         raise SpecError("bot names must be unique")
     games = tuple(_game(g, i, len(bots)) for i, g in enumerate(_list(raw, "games")))
-    rounds = int(raw.get("rounds", 0))
+    return _common(raw, fmt, bots, games)
+
+
+def load_hosted(description: dict[str, Any], entries: Sequence[str] | None) -> TournamentSpec:
+    """A hosted tournament's description (the local one without ``bots``, plus ``absent`` and ``start``) with
+    its entries (bot names) as the bots; ``entries`` None while registration is open (player counts are then
+    checked against the field only once it is known). SpecError names the first thing wrong."""
+    if not isinstance(description, dict):
+        raise SpecError("the description must be a JSON object")
+    names = list(entries) if entries is not None else []
+    raw = {**description, "bots": [{"name": n} for n in names]}
+    fmt = raw.get("format", "round_robin")
+    if fmt not in FORMATS:
+        raise SpecError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if len(set(names)) != len(names):
+        raise SpecError("an entry may enter only once")
+    field_size = len(names) if entries is not None else None
+    games = tuple(_game(g, i, field_size) for i, g in enumerate(_list(raw, "games")))
+    base = _common(raw, fmt, tuple(BotSpec(n) for n in names), games)
+    return replace(base, absent=_absent(description.get("absent")), start=_start(description.get("start")))
+
+
+def _common(raw: dict[str, Any], fmt: str, bots: tuple[BotSpec, ...], games: tuple[GameSpec, ...]
+            ) -> TournamentSpec:
+    rounds = raw.get("rounds", 0)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0:
+        raise SpecError(f"'rounds' must be a whole number, not {rounds!r}")
     if fmt == "swiss" and rounds < 1:
         raise SpecError("a Swiss tournament needs 'rounds' (1 or more)")
     seed = str(raw.get("seed") or secrets.token_hex(16)).lower()
@@ -105,6 +147,32 @@ def load(raw: dict[str, Any]) -> TournamentSpec:
     return TournamentSpec(name=str(raw.get("name", "tournament")), format=fmt, bots=bots, games=games, seed=seed,
                           rounds=rounds, parallel=_whole(raw, "parallel", 4, 1),
                           answer_ms=_whole(raw, "answer_ms", DEFAULT_ANSWER_MS, 1), seed_drawn=not raw.get("seed"))
+
+
+def _absent(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return dict(DEFAULT_ABSENT)
+    if not isinstance(raw, dict) or set(raw) - {"grace_s", "then"}:
+        raise SpecError("'absent' must be an object with 'grace_s' and 'then'")
+    grace = raw.get("grace_s", DEFAULT_ABSENT["grace_s"])
+    if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= 24 * 3600:
+        raise SpecError(f"'absent': 'grace_s' must be a number of seconds from 0 to 86400, not {grace!r}")
+    then = raw.get("then", DEFAULT_ABSENT["then"])
+    if then not in ABSENT_THEN:
+        raise SpecError(f"'absent': 'then' must be one of {', '.join(ABSENT_THEN)}, not {then!r}")
+    return {"grace_s": grace, "then": then}
+
+
+def _start(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    try:
+        when = datetime.fromisoformat(raw.replace("Z", "+00:00")) if isinstance(raw, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise SpecError(f"'start' must be an RFC 3339 time with its offset (2026-01-31T19:00:00Z) or null, not {raw!r}")
+    return str(raw)
 
 
 def _whole(raw: dict[str, Any], key: str, default: int, least: int) -> int:
@@ -139,12 +207,14 @@ def _bot(raw: Any, i: int) -> BotSpec:
     return BotSpec(raw["name"], url=url, command=tuple(command) if command else None)
 
 
-def _game(raw: Any, i: int, field_size: int) -> GameSpec:
+def _game(raw: Any, i: int, field_size: int | None) -> GameSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("game"), str):
         raise SpecError(f"games[{i}] needs a 'game'")
     players = raw.get("players")
-    if not isinstance(players, int) or not 2 <= players <= field_size:
-        raise SpecError(f"games[{i}]: 'players' must be a whole number from 2 to the number of bots ({field_size})")
+    if not isinstance(players, int) or isinstance(players, bool) or players < 2 \
+            or (field_size is not None and players > field_size):
+        raise SpecError(f"games[{i}]: 'players' must be a whole number from 2 to the number of bots"
+                        + (f" ({field_size})" if field_size is not None else ""))
     boards = raw.get("boards", 1)
     if not isinstance(boards, int) or boards < 1:
         raise SpecError(f"games[{i}]: 'boards' must be 1 or more")

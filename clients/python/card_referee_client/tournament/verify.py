@@ -1,21 +1,27 @@
-"""``card-referee tournament verify DIR``: check a tournament's records without trusting the runner.
+"""``card-referee tournament verify``: check a tournament's records without trusting whoever ran it.
 
-In order, stopping at the first discrepancy (which it names):
+What it checks: a local run's output directory (:func:`verify`), or a hosted tournament's archive, the JSON of
+``GET /v1/tournaments/{id}/records`` (:func:`verify_archive`; each match recorded exactly once, and no record
+of a match the rounds do not call for). In order, stopping at the first discrepancy (which it names):
 
-1. the schedule: every match that ``tournament.json``'s rounds call for has a record, with the bots in the seats
-   the rotation gives, and on duplicate boards the seed the tournament's seed gives that round and board;
+1. the schedule: every match that the listed rounds call for has a record, with the bots in the seats the
+   rotation gives, and on duplicate boards the seed the tournament's seed gives that round and board;
 2. every record: its seed matches its commitment (``sha256(bytes.fromhex(seed))``, a ``0`` put in front of an
    odd-length seed), its explicit deals match ``deals_commitment``, and ``/replay`` of its recorded moves (with
    the ``end`` of a match that did not end by play) answers exactly the recorded result;
-3. the standings: recomputed from the records, they equal ``standings.json`` (final and after each round);
-4. the published tables: ``results.csv`` and ``results.md``, rendered again from the recomputed standings and
-   the records' incidents (standings.py renders them for the runner too), equal the files line for line.
+3. the pairings: each listed round is the one :func:`~.schedule.next_round` gives from the seed and the records
+   of the rounds before it (a hosted round: paired among its listed field, the bots not withdrawn by then);
+4. the standings: recomputed from the records, they equal ``standings.json`` (final and after each round), or
+   the archive's published rows (their rating aside);
+5. the published tables: ``results.csv`` and ``results.md`` (the archive's ``csv`` and ``md``), rendered again
+   from the recomputed standings and the records' incidents (standings.py renders them for the runner and the
+   service too), equal them byte for byte.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +29,9 @@ from typing import Any
 
 from ..client import Client
 from ..errors import ProblemError
-from .schedule import Round, matches_of
-from .spec import load
-from .standings import by_round, published_tables, standings
+from .schedule import Round, matches_of, next_round, round_from_json, round_json
+from .spec import TournamentSpec, load, load_hosted
+from .standings import TABLES, by_round, published_tables, standings
 
 
 REPLAYS_AT_ONCE = 4
@@ -49,33 +55,111 @@ def deals_commitment(deals: list[dict[str, Any]]) -> str:
     return hashlib.sha256(json.dumps(compact, separators=(",", ":")).encode()).hexdigest()
 
 
+ARCHIVE_FORMAT = "card-referee-tournament-archive/1"
+
+
 def verify(directory: Path, client: Client) -> tuple[int, Discrepancy | None]:
-    """(records checked, the first discrepancy or None)."""
+    """(records checked, the first discrepancy or None) of a local run's output directory."""
+    return _count(_directory_checks(directory, client))
+
+
+def verify_archive(archive: Any, client: Client) -> tuple[int, Discrepancy | None]:
+    """(records checked, the first discrepancy or None) of a hosted tournament's archive
+    (``GET /v1/tournaments/{id}/records``)."""
+    return _count(_archive_checks(archive, client))
+
+
+def _count(checks: Iterator[int | Discrepancy]) -> tuple[int, Discrepancy | None]:
     checked = 0
-    for found in _checks(directory, client):
+    for found in checks:
         if isinstance(found, Discrepancy):
             return checked, found
         checked += found
     return checked, None
 
 
-def _checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
+def _directory_checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
     try:
         doc = json.loads((directory / "tournament.json").read_text())
         spec = load(doc["spec"])
-    except (OSError, ValueError, KeyError) as exc:
+        rounds: list[Listed] = [(round_from_json(spec, r), None) for r in doc["rounds"]]
+    except (OSError, ValueError, KeyError, StopIteration) as exc:
         yield Discrepancy("tournament.json", f"cannot be read: {exc}")
         return
-    rounds = [Round(r["index"], next(g for g in spec.games if g.label == r["game"]),
-                    tuple(tuple(t) for t in r["tables"]), tuple(r["byes"])) for r in doc["rounds"]]
+
+    def record_of(where: str) -> dict[str, Any] | str:
+        try:
+            return dict(json.loads((directory / where).read_text()))
+        except (OSError, ValueError) as exc:
+            return f"missing or unreadable ({exc})"
+    records: list[dict[str, Any]] = []
+    yield from _check_matches(spec, rounds, record_of, client, records)
+    if len(records) < sum(len(matches_of(spec, r)) for r, _ in rounds):
+        return
+    yield from _check_pairings(spec, rounds, records, "tournament.json")
+    yield from _check_standings(directory, spec.bots, records, [r for r, _ in rounds])
+    tables: dict[str, str | None] = {}
+    for name in TABLES:
+        try:
+            tables[name] = (directory / name).read_text()
+        except OSError:
+            tables[name] = None
+    yield from _check_tables(tables, spec.name, spec.bots, records, [r for r, _ in rounds])
+
+
+def _archive_checks(archive: Any, client: Client) -> Iterator[int | Discrepancy]:
+    if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
+        yield Discrepancy("archive", f"is not a tournament archive (its format is not {ARCHIVE_FORMAT!r})")
+        return
+    try:
+        about = archive["tournament"]
+        names = [e["name"] for e in about["entries"]]
+        spec = load_hosted(about["description"], names)
+        rounds = [(round_from_json(spec, r), r.get("field")) for r in archive["rounds"]]
+        listed = [dict(m) for m in archive["matches"]]
+        published = archive["standings"]
+    except (KeyError, TypeError, ValueError, StopIteration) as exc:
+        yield Discrepancy("archive", f"cannot be read: {type(exc).__name__}: {exc}")
+        return
+    by_id: dict[str, dict[str, Any]] = {}
+    for rec in listed:
+        if rec.get("match") in by_id:
+            yield Discrepancy(f"matches[{rec.get('match')}]", "is recorded twice")
+            return
+        by_id[str(rec.get("match"))] = rec
+    scheduled = {m.id for r, _ in rounds for m in matches_of(spec, r)}
+    extra = sorted(set(by_id) - scheduled)
+    if extra:
+        yield Discrepancy(f"matches[{extra[0]}]", "is a record of no match the rounds call for")
+        return
+
+    def record_of(where: str) -> dict[str, Any] | str:
+        return by_id.get(where[len("matches["):-1]) or "has no record"
+    records: list[dict[str, Any]] = []
+    yield from _check_matches(spec, rounds, record_of, client, records, archived=True)
+    if len(records) < len(scheduled):
+        return
+    yield from _check_pairings(spec, rounds, records, "rounds")
+    yield from _check_rows(published.get("json"), names, records, [r for r, _ in rounds])
+    yield from _check_tables({"results.csv": published.get("csv"), "results.md": published.get("md")}, spec.name,
+                             spec.bots, records, [r for r, _ in rounds], archived=True)
+
+
+Listed = tuple[Round, list[str] | None]  # a round as listed, and its field (hosted) or None
+
+
+def _check_matches(spec: TournamentSpec, rounds: list[Listed], record_of: Callable[[str], dict[str, Any] | str],
+                   client: Client, records: list[dict[str, Any]], archived: bool = False
+                   ) -> Iterator[int | Discrepancy]:
+    """Every match the rounds call for has a record with the seats and board seed the schedule gives, and each
+    record replays to its result; the good records are appended to ``records`` in the schedule's order."""
     scheduled = []
-    for rnd in rounds:
+    for rnd, _ in rounds:
         for match in matches_of(spec, rnd):
-            where = f"matches/{match.id}.json"
-            try:
-                rec = json.loads((directory / where).read_text())
-            except (OSError, ValueError) as exc:
-                yield Discrepancy(where, f"missing or unreadable ({exc})")
+            where = f"matches[{match.id}]" if archived else f"matches/{match.id}.json"
+            rec = record_of(where)
+            if isinstance(rec, str):
+                yield Discrepancy(where, rec)
                 return
             if rec.get("bots") != list(match.seats) or rec.get("round") != rnd.index:
                 yield Discrepancy(where, f"seats {rec.get('bots')} differ from the schedule's {list(match.seats)}")
@@ -84,7 +168,6 @@ def _checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
                 yield Discrepancy(where, "its seed is not the board's seed: the tables did not play the same deals")
                 return
             scheduled.append((where, rec))
-    records = []
     with ThreadPoolExecutor(max_workers=REPLAYS_AT_ONCE) as pool:  # answers in order: the first one named
         for (where, rec), problem in zip(scheduled, pool.map(lambda wr: check_record(wr[1], client), scheduled),
                                          strict=True):
@@ -93,8 +176,28 @@ def _checks(directory: Path, client: Client) -> Iterator[int | Discrepancy]:
                 return
             records.append(rec)
             yield 1
-    yield from _check_standings(directory, spec.bots, records, rounds)
-    yield from _check_tables(directory, spec.name, spec.bots, records, rounds)
+
+
+def _check_pairings(spec: TournamentSpec, rounds: list[Listed], records: list[dict[str, Any]], where: str
+                    ) -> Iterator[Discrepancy]:
+    """Each round is the one the seed and the records of the rounds before it give (its field: the bots not
+    withdrawn by then), and no round the tournament calls for is missing."""
+    names = {b.name for b in spec.bots}
+    for i, (rnd, field) in enumerate(rounds):
+        if field is not None and not set(field) <= names:
+            yield Discrepancy(f"{where}: round {rnd.index}", f"its field names bots that are not entries: "
+                                                             f"{sorted(set(field) - names)}")
+            return
+        earlier = [r for r, _ in rounds[:i]]
+        before = [rec for rec in records if rec["round"] < rnd.index]
+        want = next_round(spec, earlier, before, field)
+        if want is None or round_json(spec, want) != round_json(spec, rnd):
+            yield Discrepancy(f"{where}: round {rnd.index}",
+                              f"its tables {[list(t) for t in rnd.tables]} (byes {list(rnd.byes)}) are not the "
+                              f"pairing the seed and the records give: "
+                              + ("no such round" if want is None else
+                                 f"{[list(t) for t in want.tables]} (byes {list(want.byes)})"))
+            return
 
 
 def check_record(rec: dict[str, Any], client: Client) -> str | None:
@@ -152,18 +255,32 @@ def _check_standings(directory: Path, bots: Any, records: list[dict[str, Any]], 
             return
 
 
-def _check_tables(directory: Path, title: str, bots: Any, records: list[dict[str, Any]], rounds: list[Round]
-                  ) -> Iterator[Discrepancy]:
+def _check_rows(rows: Any, names: list[str], records: list[dict[str, Any]], rounds: list[Round]
+               ) -> Iterator[Discrepancy]:
+    """The archive's published standings rows (their extra columns, the rating, aside) equal the recomputed."""
+    byes = [(b, r.game.players) for r in rounds for b in r.byes]
+    final = [r.to_json() for r in standings(names, records, byes)]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        yield Discrepancy("standings.json", "is not a list of rows")
+        return
+    got = [{k: r.get(k) for k in want} for r, want in zip(rows, final, strict=False)]
+    if len(rows) != len(final) or got != final:
+        yield Discrepancy("standings.json", f"the published standings differ from the records' "
+                                            f"({_first_diff(got if len(rows) == len(final) else rows, final)})")
+
+
+def _check_tables(tables: dict[str, str | None], title: str, bots: Any, records: list[dict[str, Any]],
+                  rounds: list[Round], archived: bool = False) -> Iterator[Discrepancy]:
     byes = [(b, r.game.players) for r in rounds for b in r.byes]
     final = standings([b.name for b in bots], records, byes)
     for name, want in published_tables(title, final, records).items():
-        try:
-            got = (directory / name).read_text()
-        except OSError as exc:
-            yield Discrepancy(name, f"cannot be read: {exc}")
+        where = f"standings.{name.split('.')[-1]}" if archived else name
+        got = tables.get(name)
+        if got is None:
+            yield Discrepancy(where, "is missing or cannot be read")
             return
         if got != want:
-            yield Discrepancy(name, f"differs from the table the records give ({_first_line_diff(got, want)})")
+            yield Discrepancy(where, f"differs from the table the records give ({_first_line_diff(got, want)})")
             return
 
 
