@@ -1,6 +1,7 @@
 """The hosted tournament benchmark: a Swiss of connected bots, paired, played and ranked by the service itself.
 
     python -m bench.hosted_tournament [--bots 200] [--rounds 2] [--players 4] [--processes 4] [--out bench/results]
+                                      [--keep]
 
 The service runs as shipped (gunicorn, deploy/gunicorn.conf.py, two workers) with a private redis-server (AOF).
 ``--bots`` bots are registered (``POST /v1/bots``) and each holds its own event stream: they are the package's
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -127,7 +129,8 @@ def description(bots: int, rounds: int, players: int) -> dict[str, Any]:
             "absent": {"grace_s": 30, "then": "forfeit"}, "start": None}
 
 
-def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict[str, Any]:
+def run(bots: int, rounds: int, players: int, processes: int, out: Path, keep: bool = False) -> dict[str, Any]:
+    """The benchmark; with ``keep`` its work directory (the archive, the service's log) is left for a look."""
     work = Path(tempfile.mkdtemp(prefix="hosted-bench-"))
     procs: list[subprocess.Popen[str]] = []
     with RedisServer(appendonly=True) as redis, Service(2, redis.url, work, app="service.app:create_app()") as svc:
@@ -159,11 +162,14 @@ def run(bots: int, rounds: int, players: int, processes: int, out: Path) -> dict
                     proc.stdin.close()
                 proc.kill()
                 proc.wait(timeout=10)
-    (work / "archive.json").write_text(json.dumps(archive))
-    print(f"the archive: {work / 'archive.json'}", file=sys.stderr)
+    requests = sessions_requests(Path(svc.log.name))
+    if keep:
+        (work / "archive.json").write_text(json.dumps(archive))
+        print(f"the archive and the service's log: {work}", file=sys.stderr)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     records = archive["matches"]
     matches, moves = len(records), sum(len(r["moves"]) for r in records)
-    requests = sessions_requests(Path(svc.log.name))
     result = {"bots": bots, "rounds": rounds, "players": players, "processes": processes, "move_ms": MOVE_MS,
               "matches": matches, "moves": moves, "seconds": round(seconds, 2),
               "matches_per_second": round(matches / seconds, 2), "moves_per_second": round(moves / seconds, 1),
@@ -191,8 +197,9 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--processes", type=int, default=4, help="bots' processes (the bots are spread over them)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (archive, service log)")
     args = parser.parse_args()
-    print(json.dumps(run(args.bots, args.rounds, args.players, args.processes, args.out), indent=1))
+    print(json.dumps(run(args.bots, args.rounds, args.players, args.processes, args.out, args.keep), indent=1))
 
 
 if __name__ == "__main__":

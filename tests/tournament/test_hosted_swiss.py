@@ -9,7 +9,7 @@ them the killed instance's first). The field:
 - 8 good bots, the package's random and greedy bots;
 - ``slow``: never answers a decision (it holds every one until the test ends), so each of its matches ends by
   its clock (``forfeit``) whatever the machine's load;
-- ``illegal``: answers a card it does not hold at every decision;
+- ``illegal``: answers a card that is not among its legal moves at every decision;
 - ``crasher``: plays like the random bot until it is asked to decide in a match of round 2 (it reads the
   tournament's public JSON, from the service, to know which round has begun), then exits: its stream is gone,
   so from round 3 on it is absent and handled by the declared policy;
@@ -33,6 +33,7 @@ import base64
 import http.client
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -69,7 +70,7 @@ DESCRIPTION = {"name": "hosted swiss", "format": "swiss", "rounds": ROUNDS, "see
 
 # One program for every kind of bot: ``python -c BOT KIND TOURNAMENT URL,URL`` with the token in BOT_TOKEN.
 BOT = """
-import json, os, random, sys, threading, urllib.request
+import json, os, sys, threading, urllib.request
 from card_referee_client.bots import greedy_bot, random_bot
 from card_referee_client.hosted import run_bot
 
@@ -96,8 +97,8 @@ def choose(view, legal_moves):
     if kind == "slow":
         never.wait()          # until the test ends: out of time at its first decision of every match
     if kind == "illegal":
-        held = {m.get("card") for m in legal_moves}
-        return {"action": "play", "card": next(c for c in ("2C", "3C", "4C", "5C", "6C", "7C") if c not in held)}
+        legal = {m.get("card") for m in legal_moves}
+        return {"action": "play", "card": next(c for c in ("2C", "3C", "4C", "5C", "6C", "7C") if c not in legal)}
     if kind == "crasher" and round_begun() >= 2:
         print("crashing in round 2", flush=True)
         os._exit(3)
@@ -146,6 +147,7 @@ def field() -> Iterator[Field]:
     with RedisServer(appendonly=True) as redis, ExitStack() as stack:
         instances = [stack.enter_context(Instance(redis.url, env, name=f"host{i}", workers=1)) for i in range(2)]
         made = Field(redis, instances)
+        stack.callback(shutil.rmtree, made.logs, True)
         stack.callback(made.stop_bots)
         yield made
     leftovers = [inst.name for inst in instances if inst.proc is not None and group_alive(inst.proc.pid)]
