@@ -145,6 +145,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--only", choices=("replay", "session"), default=None,
                         help="loop only one of the two bodies (to tell their effects apart)")
+    parser.add_argument("--blocking-report", type=Path, default=None,
+                        help="run gevent's monitor thread and write to this file every stretch in which a worker "
+                             "served nothing for more than --blocking-ms (with the stack that held it)")
+    parser.add_argument("--blocking-ms", type=float, default=50)
+    parser.add_argument("--access-log", type=Path, default=None,
+                        help="write the service's request log (one JSON line a request, with its duration inside "
+                             "the app) to this file, to tell time spent in the app from time spent waiting for it")
     args = parser.parse_args()
     config = Config()
     replay, session = longest_replay(config.max_moves), largest_session(config.max_deals)
@@ -158,9 +165,17 @@ def main() -> None:
     env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
            "SESSION_QUOTA": "off", "LOG_LEVEL": "WARNING",
            "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="hostile-metrics-")}
+    errors: Any = subprocess.DEVNULL
+    if args.blocking_report is not None:
+        env.update(GEVENT_MONITOR_THREAD_ENABLE="true", GEVENT_MAX_BLOCKING_TIME=str(args.blocking_ms / 1000))
+        errors = args.blocking_report.open("w")
+    log: Any = subprocess.DEVNULL
+    if args.access_log is not None:
+        env["LOG_LEVEL"] = "INFO"
+        log = args.access_log.open("w")
     server = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "deploy/gunicorn.conf.py",
-                               "service.app:create_app()"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+                               "service.app:create_app()"], cwd=ROOT, env=env, stdout=log,
+                              stderr=errors, start_new_session=True)
     try:
         for _ in range(600):
             try:

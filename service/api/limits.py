@@ -43,6 +43,11 @@ BODY_LIMITS: dict[str, int] = {
 }
 DEFAULT_BODY_LIMIT = 64 * KIB  # a session's move (4 KiB checked again by the service), a concession, an abort
 SLICE_SECONDS = 0.005  # work a long request does between two chances for its worker to serve other requests
+# How a slice ends: a timer this short, not sleep(0). sleep(0) resumes the greenlet from the loop's callback
+# queue, which gevent drains (callbacks added meanwhile included) for 50 callbacks before it looks at the
+# clock or polls a socket: a long request yielding with it ran up to 50 slices (250 ms) while every other
+# connection of its worker waited. A timer ends the pass, so the loop polls its sockets between two slices.
+SLICE_PAUSE = 0.0001
 
 
 def body_limit(endpoint: str | None) -> int:
@@ -85,7 +90,7 @@ class Slicer:
 
     def step(self) -> None:
         if self._sleep is not None and time.perf_counter() - self._since >= SLICE_SECONDS:
-            self._sleep(0)
+            self._sleep(SLICE_PAUSE)
             self._since = time.perf_counter()
 
 

@@ -471,12 +471,23 @@ class Game:
         start.update({k: clone(before[k]) for k in self.kept})
         need_int(start["dealings"], "dealings", 0, MAX_DEALINGS)
         self.check_carried(start)
+        if start["dealings"] == 0:
+            self.check_initial(start)
         start["phase"] = ""
         try:
             self.new_deal(start, [])
         except InvalidDeal as exc:  # an explicit deal that the forged carried values do not fit
             raise InvalidState(f"The deal does not fit the values carried into it: {exc.message}") from None
         return start
+
+    def check_initial(self, start: State) -> None:
+        """Before the first dealing nothing has been played, so every carried value must be the one the match
+        starts with (``initial``): a score, a chip or a pool won before any deal is a forged state."""
+        fresh: State = {k: start[k] for k in CORE_KEYS}
+        self.initial(fresh)
+        for key in self.carried:
+            if not same_json(start[key], fresh[key]):
+                raise InvalidState(f"'{key}' must be its starting value before the first deal.", key=key)
 
     def replay(self, start: State, log: list[Any], done: int) -> None:
         """Replay ``log`` from entry ``done`` on ``start`` (which already holds the entries before it)."""
@@ -587,6 +598,17 @@ def _normal_options(game: Game, n: int, key: OptionsKey) -> bool:
     not cached) and is checked again next time, with the same message."""
     game.check_normal_options(from_key(key), n)
     return True
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal JSON values of the same types throughout (``true`` is not ``1``, ``1.0`` is not ``1``)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    return bool(a == b)
 
 
 def is_hex_seed(seed: str) -> bool:

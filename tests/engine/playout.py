@@ -240,3 +240,15 @@ def outside_code_then_not_held(game_id: str, players: int, action: str, key: str
     held = set(state["hands"][move["seat"]])
     not_held = next(c for c in engine.get_game(game_id).pack(players, state["options"]) if c not in held)
     expect_illegal(state, dict(move, **{key: not_held}), "card_not_in_hand")
+
+
+def later_deal(game_id: str, players: int, options: dict[str, Any], deals: list[dict[str, Any]],
+               carried: dict[str, Any], earlier: int = 1, seed: str = "5eed") -> State:
+    """A match in its deal ``earlier + 1``, dealt ``deals[0]`` (``deals[1:]`` the next ones), into which the
+    earlier deals carried ``carried`` (the values its ``before`` records, the game's deal counter included where
+    it keeps one). Totals carried into the first deal must be the starting ones, so a scenario that starts
+    from other totals starts here. The earlier dealings were explicit deals too (copies of ``deals[0]``: only
+    their number matters); the dealer is what the game derives from the options and the carried values."""
+    state = engine.new_match(game_id, players, options, seed, deals=[deals[0]] * earlier + deals)
+    state["before"].update(engine.clone({"dealings": earlier, **carried}))
+    return engine.check_state(game_id, engine.get_game(game_id).rebuild(state))

@@ -11,7 +11,8 @@ from service.engine import IllegalMove, InvalidDeal, InvalidState
 from service.engine.cards import PIQUET_PACK
 from service.engine.games import klaberjass_scoring as sc
 
-from ..playout import apply_checked, expect_illegal, first_state_with, hidden_after, leaks, outside_code_then_not_held
+from ..playout import (apply_checked, expect_illegal, first_state_with, hidden_after, later_deal, leaks,
+                       outside_code_then_not_held)
 
 GAME = "klaberjass"
 State = dict[str, Any]
@@ -33,12 +34,13 @@ def two_hand(n9: list[str], d9: list[str], turn_up: str, bottom: str | None = No
 
 def start(deal: dict[str, Any], n: int = 2, scores: list[int] | None = None, held: int = 0,
           **options: Any) -> State:
-    """A match on ``deal`` whose carried totals are ``scores`` and ``held`` (consistent with its record)."""
-    state = engine.new_match(GAME, n, options, "5eed", deals=[deal])
-    if scores is not None:
-        state["scores"], state["before"]["scores"] = list(scores), list(scores)
-    state["held"] = state["before"]["held"] = held
-    return engine.check_state(GAME, state)
+    """A match on ``deal`` whose carried totals are ``scores`` and ``held``: its first deal when they are the
+    starting ones, else its second (an earlier deal left them), dealt by the same seat."""
+    if (scores is None or scores == [0] * n) and held == 0:
+        return engine.check_state(GAME, engine.new_match(GAME, n, options, "5eed", deals=[deal]))
+    dealer = options.get("first_dealer", 0)
+    options = {**options, "first_dealer": (dealer - 1) % n}  # the deal passes on: deal 2 is dealt by the next seat
+    return later_deal(GAME, n, options, [deal], {"deal_no": 1, "scores": list(scores or [0] * n), "held": held})
 
 
 def do(state: State, *moves: dict[str, Any]) -> tuple[State, list[dict[str, Any]]]:
@@ -57,9 +59,9 @@ def plays(state: State, seat: int) -> set[str]:
     return {m["card"] for m in engine.legal_moves(state, seat) if m["action"] == "play"}
 
 
-def k10(scores: list[int] | None = None, declare: bool = True, **options: Any) -> State:
+def k10(scores: list[int] | None = None, declare: bool = True, held: int = 0, **options: Any) -> State:
     """K10 up to the second card of trick 1: N takes, both pass the dix, N leads AS, both declare."""
-    state = start(two_hand(K10_N, K10_D, "8H"), scores=scores or [430, 300], **options)
+    state = start(two_hand(K10_N, K10_D, "8H"), scores=scores or [430, 300], held=held, **options)
     state, _ = do(state, mv(1, "take"), mv(1, "pass_dix"), mv(0, "pass_dix"), card(1, "AS"))
     if declare:
         state, _ = do(state, mv(1, "declare", sequences=[["AS", "KS", "QS"], ["KH", "QH", "JH"]]),
@@ -326,9 +328,7 @@ def test_K12_tied_deal_and_held_pool() -> None:
     assert sc.settle([64, 90], 1, [], 81) == ([64, 171], 1, 0)
     assert sc.settle([95, 60], 1, [], 81) == ([236, 0], 0, 0)
     # through the engine: a pool of 81 carried in goes to K10's deal winner (D), and the pool empties
-    state = k10(scores=[0, 0])
-    state["held"] = state["before"]["held"] = 81
-    state = play_tricks(engine.check_state(GAME, state), K10_TRICKS)
+    state = play_tricks(k10(scores=[0, 0], held=81), K10_TRICKS)
     assert state["scores"] == [170 + 81, 0] and state["held"] == 0
 
 

@@ -12,7 +12,7 @@ from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidStat
 from service.engine.cards import PIQUET_PACK
 from service.engine.rng import shuffled
 
-from ..playout import expect_illegal, leaks, outside_code_then_not_held
+from ..playout import expect_illegal, later_deal, leaks, outside_code_then_not_held
 
 GAME = "toepen"
 State = dict[str, Any]
@@ -41,14 +41,19 @@ def deal(hands: dict[int, list[str]], n: int, rest: list[str] | None = None,
 
 def start(hands: dict[int, list[str]], n: int = 4, dealer: int | None = None, rest: list[str] | None = None,
           totals: list[int] | None = None, **options: Any) -> State:
-    """A new match from an explicit first deal (dealer n-1 unless given, so eldest is seat 0);
-    ``totals`` are the scores before this deal: the deal is rebuilt from them, then the state is checked."""
+    """A new match from an explicit deal (dealer n-1 unless given, so eldest is seat 0); with ``totals``, the
+    scores an earlier deal left, it is the match's second deal, else its first."""
     options["first_dealer"] = n - 1 if dealer is None else dealer
-    state = engine.new_match(GAME, n, options, "5eed", deals=[deal(hands, n, rest)])
-    if totals is not None:
-        state["before"]["scores"] = list(totals)
-        state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
-    return state
+    if totals is None:
+        return engine.new_match(GAME, n, options, "5eed", deals=[deal(hands, n, rest)])
+    return after_totals(n, options, [deal(hands, n, rest)], totals)
+
+
+def after_totals(n: int, options: dict[str, Any], deals: list[dict[str, Any]], totals: list[int]) -> State:
+    """The match's second deal, dealt ``deals[0]`` by ``first_dealer`` again, the first having left ``totals``
+    (nobody eliminated yet)."""
+    carried = {"dealer": options["first_dealer"], "scores": list(totals), "eliminated": [None] * n}
+    return later_deal(GAME, n, options, deals, carried)
 
 
 def mv(seat: int, action: str, **params: Any) -> dict[str, Any]:
@@ -501,7 +506,7 @@ def test_last_survivor_eliminates_and_skips() -> None:
     state = to_play(start({}, totals=[9, 2, 9, 3], match_end="last_survivor"))
     state, ev = events_of(state, mv(3, "knock"), mv(0, "fold"), mv(1, "fold"), mv(2, "fold"))
     assert [e["seat"] for e in ev if e["type"] == "eliminated"] == [0, 2]
-    assert state["eliminated"] == [1, None, 1, None] and not engine.is_finished(state)
+    assert state["eliminated"] == [2, None, 2, None] and not engine.is_finished(state)  # out in deal 2
     assert state["dealer"] == 3 and state["hands"][0] == [] and state["hands"][2] == []
     assert len(state["rest"]) == 24 and state["exchanger"] == 1  # eldest skips eliminated seat 0
     assert reason(state, mv(0, "keep")) == "not_active"
@@ -518,9 +523,9 @@ def first_play(state: State) -> dict[str, Any]:
 def test_last_survivor_winner_next_dealer_eliminated() -> None:
     """The deal's winner is eliminated by a warning penalty: the next survivor clockwise deals."""
     state = to_play(start({0: ["TH", "TS", "TD", "TC"]}, totals=[9, 0, 0, 0], match_end="last_survivor"))
-    while state["dealings"] == 1:
+    while state["dealings"] == 2:  # the match's second deal
         state = go(state, first_play(state))
-    assert state["scores"] == [10, 1, 1, 1] and state["eliminated"] == [1, None, None, None]
+    assert state["scores"] == [10, 1, 1, 1] and state["eliminated"] == [2, None, None, None]
     assert state["dealer"] == 1 and state["exchanger"] == 2
 
 
@@ -528,7 +533,7 @@ def test_last_survivor_sole_survivor_takes_the_pot() -> None:
     state = to_play(start({}, totals=[9, 9, 9, 3], match_end="last_survivor"))
     state = go(state, mv(3, "knock"), mv(0, "fold"), mv(1, "fold"), mv(2, "fold"))
     assert engine.result(state) == {"scores": [10, 10, 10, 3], "payoffs": [-1, -1, -1, 3],
-                                    "ranking": [3, 0, 1, 2], "winners": [3], "eliminated": [1, 1, 1, None]}
+                                    "ranking": [3, 0, 1, 2], "winners": [3], "eliminated": [2, 2, 2, None]}
 
 
 def test_last_survivor_all_out_in_one_deal_shares_with_odd_unit() -> None:
@@ -548,15 +553,12 @@ def test_last_survivor_two_player_deal_from_explicit_deals() -> None:
     first = deal({}, 4)
     second = deal({}, 4, out=(0, 2))
     assert len(second["rest"]) == 24
-    state = engine.new_match(GAME, 4, {"match_end": "last_survivor", "first_dealer": 3}, "ab",
-                             deals=[first, second])
-    state["before"]["scores"] = [9, 0, 9, 0]
-    state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
+    state = after_totals(4, {"match_end": "last_survivor", "first_dealer": 3}, [first, second], [9, 0, 9, 0])
     state = go(to_play(state), mv(3, "knock"), mv(0, "fold"), mv(1, "stay"), mv(2, "fold"))
     assert state["eliminated"] == [None] * 4  # 1 and 3 still play the deal
     for _ in range(8):
         state = go(state, first_play(state))
-    assert state["eliminated"][0] == 1 and state["eliminated"][2] == 1
+    assert state["eliminated"][0] == 2 and state["eliminated"][2] == 2  # out in the match's second deal
     assert state["hands"] == second["hands"]
 
 
@@ -583,11 +585,9 @@ def test_a_record_the_supplied_deal_does_not_fit_is_an_invalid_state() -> None:
     """A forged record in which the seats a board leaves empty are still in the match is refused as a state,
     not as the deal the match was created with."""
     first, second = deal({}, 4), deal({}, 4, out=(0, 2))
-    state = engine.new_match(GAME, 4, {"match_end": "last_survivor", "first_dealer": 3}, "ab", deals=[first, second])
-    state["before"]["scores"] = [9, 0, 9, 0]
-    state = engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
+    state = after_totals(4, {"match_end": "last_survivor", "first_dealer": 3}, [first, second], [9, 0, 9, 0])
     state = go(to_play(state), mv(3, "knock"), mv(0, "fold"), mv(1, "fold"), mv(2, "fold"))
-    assert state["eliminated"] == [1, None, 1, None] and state["hands"][0] == []
+    assert state["eliminated"] == [2, None, 2, None] and state["hands"][0] == []  # out in deal 2
     _forge(lambda s: s["before"].update(eliminated=[None] * 4, scores=[0, 1, 0, 1]), state)
 
 

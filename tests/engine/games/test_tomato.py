@@ -15,7 +15,13 @@ from service.engine.cards import SPANISH_PACK
 from service.engine.games.tomato import IN_DEAL, SAFE, rightwards
 from service.engine.rng import shuffled
 
-from ..playout import concrete, expect_illegal, leaks, outside_code_then_not_held
+from ..playout import (
+    concrete,
+    expect_illegal,
+    later_deal,
+    leaks,
+    outside_code_then_not_held,
+)
 
 GAME = "tomato"
 TOMATO = engine.get_game(GAME)
@@ -68,15 +74,15 @@ def settlement(events: list[dict[str, Any]]) -> dict[str, Any]:
     return found[0]
 
 
-def with_pot(state: dict[str, Any], extra: int, payer: int = 1) -> dict[str, Any]:
-    """The same deal with ``extra`` chips carried in the pot (taken from ``payer``'s balance, so conserved),
-    as if earlier deals had left them there: the totals before the deal are changed too."""
-    state = engine.clone(state)
-    for totals in (state, state["before"]):
-        totals["pot"] += extra
-        totals["chips"][payer] -= extra
-    engine.check_state(GAME, state)
-    return state
+def with_pot(state: dict[str, Any], extra: int, payer: int = 1, side_pots: tuple[int, ...] = ()) -> dict[str, Any]:
+    """The deal of a new match ``state``, dealt by the same seat as the match's second deal, the first having
+    left ``extra`` chips in the pot and ``side_pots`` waiting, all taken from ``payer``'s balance (conserved)."""
+    n, opts = state["players"], state["options"]
+    carried = {k: v for k, v in state["before"].items() if k != "dealings"}
+    carried["chips"][payer] -= extra + sum(side_pots)
+    carried.update(deal_no=1, pot=carried["pot"] + extra, side_pots=list(side_pots))
+    options = {**opts, "first_dealer": (opts["first_dealer"] + 1) % n}  # the deal passes right: same dealer
+    return later_deal(GAME, n, options, state["deals"], carried, seed=state["seed"])
 
 
 def total_chips(state: dict[str, Any]) -> int:
@@ -268,11 +274,7 @@ def test_S10_side_pot_waits_while_main_pot_not_empty() -> None:
     # A side-pot of 9 is waiting; P = 9; a defended deal (shares) leaves 3 in the main pot.
     state = start(deal({3: BIDDER, 1: ["QS", "KS", "JS"]}, stock=("2C", "6D", "4S")), side_pots=True,
                   defended_pot="shares")
-    state = engine.clone(state)
-    for totals in (state, state["before"]):  # as if an earlier deal had left a side-pot of 9
-        totals["side_pots"] = [9]
-        totals["chips"][2] -= 9
-    state = with_pot(state, 6, payer=2)
+    state = with_pot(state, 6, payer=2, side_pots=(9,))  # as if an earlier deal had left a side-pot of 9
     state, _ = act(state, (0, "pass"), (3, "take", 1), (2, "pass"), (1, "pass"), (2, "decline"), (1, "defend"))
     state, events = act(state, *plays((1, "2C"), (3, "AC"), (3, "AH"), (1, "6D"), (1, "4S"), (3, "5D")))
     assert settlement(events)["pot"] == 3
@@ -390,7 +392,11 @@ def test_match_ends_after_rounds_times_n_deals_and_shares_the_pot() -> None:
     for _ in range(3):
         state, _ = act(state, *[(s, "pass") for s in rightwards(state["dealer"], 4)])
     assert state["deal_no"] == 4 and state["dealer"] == 1 and state["pot"] == 12
-    state = with_pot(state, 2, payer=2)
+    state = engine.clone(state)
+    for totals in (state, state["before"]):  # as if the earlier deals had left 2 more chips in the pot
+        totals["pot"] += 2
+        totals["chips"][2] -= 2
+    state = engine.check_state(GAME, state)
     state, events = act(state, *[(s, "pass") for s in rightwards(state["dealer"], 4)])
     assert state["phase"] == "over" and engine.legal_moves(state) == [] and engine.to_act(state) == []
     assert state["shared"] == [4, 3, 3, 4]  # odd chips to seats 0 then 3 (first player of the last deal on)
