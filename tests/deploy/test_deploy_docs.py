@@ -1,6 +1,7 @@
 """The deployment docs work as written: the image the docs build is the image the kustomization runs, the
 Secret snippet sets every key it needs, the build context is only what the image needs, the lock file pins
-what pyproject.toml asks for, and the README's session walk-through runs against a real server.
+what pyproject.toml asks for. (The README's walk-throughs, the session one included, are run with every other
+documented example by tests/docs/test_doc_examples.py.)
 
 Each of these was wrong before (issue 15): the manifests ran ``card-referee:latest`` while the docs pushed
 another name (ImagePullBackOff), the Secret snippet used a variable it never set (sealing silently off) and
@@ -10,13 +11,11 @@ played a card of the seeded example in a session dealt from another seed.
 from __future__ import annotations
 
 import base64
-import hashlib
 import fnmatch
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,6 @@ import yaml
 from packaging.requirements import Requirement
 
 from service.config import Config
-from tests.deploy.cluster import Instance
-from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOYMENT_DOC = (ROOT / "docs" / "deployment.md").read_text()
@@ -179,39 +176,3 @@ def test_the_lock_pins_every_dependency_within_its_range_with_hashes() -> None:
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "pip install --require-hashes --no-deps -r requirements.lock" in dockerfile
     assert "pip install --no-deps --no-build-isolation ." in dockerfile
-
-
-# ----- the README's sessions walk-through --------------------------------------------------
-def test_the_readme_session_walk_through_runs_as_written() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Sessions: the referee holds the state"):]
-    script = block_with(section[:section.index("\n## ", 3)], "/v1/sessions")
-    work = Path(tempfile.mkdtemp(prefix="cr-readme-"))
-    # every curl of the walk-through also writes its HTTP status to stderr, so that none may quietly fail
-    wrapper = 'curl() { command curl -w "%{stderr}%{http_code}\\n" "$@"; }\n'
-    with RedisServer() as redis, Instance(redis.url, {"LONG_POLL_MAX": "1", "EVENTS_MAX": "1"},
-                                                name="readme") as instance:
-        body = script.replace("localhost:8000", f"127.0.0.1:{instance.port}")
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", wrapper + body], cwd=work, capture_output=True,
-                              text=True, timeout=60, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-    codes = [line for line in done.stderr.splitlines() if re.fullmatch(r"\d{3}", line)]
-    shutil.rmtree(work, ignore_errors=True)
-    assert codes[:4] == ["201", "200", "200", "200"], (codes, done.stdout[-2000:])
-    assert codes[4:] in ([], ["200"]), codes  # the event stream, if the walk-through shows one
-    assert '"version":1' in done.stdout  # the move was accepted: the session is at version 1
-
-
-
-def test_the_readme_states_the_commitment_rule_the_service_follows() -> None:
-    """The README gives the rule (it was only in docs/fair-dealing.md); applied as written, it gives the
-    commitment the service published, for an even and an odd number of hex digits."""
-    readme = (ROOT / "README.md").read_text()
-    assert "`commitment = sha256(bytes.fromhex(seed)).hexdigest()`, with a `0` put in front of an odd-length seed" \
-        in " ".join(readme.split())
-    from service.app import create_app
-    client = create_app(Config(testing=True, session_quota=None)).test_client()
-    for seed in ("ab" * 16, "f" + "ab" * 16):
-        created = client.post("/v1/sessions", json={"game": "femkort", "seed": seed}).get_json()
-        written = seed if len(seed) % 2 == 0 else "0" + seed
-        assert created["commitment"] == hashlib.sha256(bytes.fromhex(written)).hexdigest()

@@ -53,7 +53,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from card_referee_client.tournament.standings import Row, standings, to_csv
 from tests.deploy.cluster import Client, Instance, group_alive
 from tests.redis_server import RedisServer
-from tests.web.test_table_browser import browser  # noqa: F401  (Chromium, as the table view's test drives it)
+from tests.web.conftest import browser  # noqa: F401  (Chromium, as the table view's tests drive it)
 
 CLI = str(Path(sys.executable).with_name("card-referee"))
 GAME = "femkort"

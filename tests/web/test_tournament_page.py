@@ -21,7 +21,6 @@ from selenium.webdriver.support.ui import WebDriverWait
 from werkzeug.serving import make_server
 
 from service.web.tournament import bp as tournament_bp
-from tests.web.test_table_browser import browser  # noqa: F401  (the module's Chromium fixture)
 
 TID = "t-fixture_1"
 SESSION = "S" * 22
@@ -105,7 +104,7 @@ def text(driver: webdriver.Chrome, css: str) -> list[str]:
 
 
 def test_the_page_shows_the_tournament_and_follows_its_events(stand_in: tuple[str, StandIn],
-                                                              browser: webdriver.Chrome) -> None:  # noqa: F811
+                                                              browser: webdriver.Chrome) -> None:
     base, api = stand_in
     driver = browser
     driver.get(f"{base}/tournaments/{TID}")
@@ -149,7 +148,7 @@ def test_the_page_shows_the_tournament_and_follows_its_events(stand_in: tuple[st
     assert driver.find_element(By.ID, "progress").text == "6 of 6 matches played, finished"
 
 
-def test_an_unknown_tournament_says_so(stand_in: tuple[str, StandIn], browser: webdriver.Chrome  # noqa: F811
+def test_an_unknown_tournament_says_so(stand_in: tuple[str, StandIn], browser: webdriver.Chrome
                                        ) -> None:
     base, _ = stand_in
     browser.get(f"{base}/tournaments/nope")
