@@ -263,21 +263,22 @@ def start(tid: str) -> Response:
 
 @bp.post("/v1/tournaments/<tid>/pause")
 def pause(tid: str) -> Response:
-    store = tournament_store()
-    organised(store, tid)
-    if not store.cas(tid, "status", "running", "paused"):
-        raise ApiError(409, "not_running", "Only a running tournament can be paused.")
-    store.tell(tid, "paused", {"tournament": tid})
-    return done(store, tid)
+    return switch(tid, "running", "paused", "not_running", "Only a running tournament can be paused.")
 
 
 @bp.post("/v1/tournaments/<tid>/resume")
 def resume(tid: str) -> Response:
+    return switch(tid, "paused", "running", "not_paused", "Only a paused tournament can be resumed.")
+
+
+def switch(tid: str, before: str, after: str, code: str, detail: str) -> Response:
+    """An organiser's pause or resume: the status moves from ``before`` to ``after`` (a compare-and-set, so two
+    organisers' calls cannot both win) and the tournament's stream is told (``paused`` / ``resumed``)."""
     store = tournament_store()
     organised(store, tid)
-    if not store.cas(tid, "status", "paused", "running"):
-        raise ApiError(409, "not_paused", "Only a paused tournament can be resumed.")
-    store.tell(tid, "resumed", {"tournament": tid})
+    if not store.cas(tid, "status", before, after):
+        raise ApiError(409, code, detail)
+    store.tell(tid, "paused" if after == "paused" else "resumed", {"tournament": tid})
     return done(store, tid)
 
 
