@@ -148,7 +148,7 @@ class SessionStore(Protocol):
 
     def count(self, name: str, ttl: int) -> int:
         """Add one to the counter ``name`` and return its value; a new counter expires ``ttl`` seconds after
-        its first count (the quotas' fixed windows: service/api/limits.py)."""
+        its first count (the quotas' fixed windows: service/api/wsgi/limits.py)."""
 
     def ping(self) -> None:
         """Raise StoreUnavailable unless the store answers."""

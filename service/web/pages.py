@@ -12,7 +12,7 @@ from flask import Blueprint, Flask, Response, request
 from werkzeug.exceptions import NotFound
 
 from .. import engine
-from ..api.errors import http_problem
+from ..api.http.errors import http_problem
 from .docs import with_headers
 
 bp = Blueprint("pages", __name__)

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from service.api import openapi as generator
-from service.api.openapi_games import REFINED, camel
+from service.api.openapi import spec as generator
+from service.api.openapi.games import REFINED, camel
 from service.app import create_app
 from service.engine import all_games
 from service.config import Config, Quota
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REDIS = RedisServer().start()
 APP = create_app(Config(redis_url=REDIS.url, key_prefix="contract:", long_poll_max=1.0, events_max=1.0,
                         session_quota=None))
-# Each game's own new, move and replay (service/api/openapi_games.py) are the generic routes under typed bodies:
+# Each game's own new, move and replay (service/api/openapi/games.py) are the generic routes under typed bodies:
 # fewer examples each, and not again with sealed states, keep the run's length near what it was without them.
 PER_GAME = r"^/v1/games/[a-z_]+/(new|move|replay)$"
 SCHEMA = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
@@ -48,7 +48,7 @@ def test_openapi_file_is_what_the_code_describes() -> None:
 
 
 def test_every_body_is_generated_from_a_marshmallow_schema() -> None:
-    """Request and answer bodies are the schemas' (service/api/schemas.py, answers.py), not hand-written."""
+    """Request and answer bodies are the schemas' (service/api/schemas/requests.py, answers.py), not hand-written."""
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     components = spec["components"]["schemas"]
     for name, schema in generator.BODIES.items():
@@ -70,7 +70,7 @@ GAME_BODIES = {f"{camel(gid)}{suffix}": generic for gid in all_games() for suffi
 
 
 def test_every_game_body_has_exactly_its_generic_body_fields() -> None:
-    """The per-game bodies (service/api/openapi_games.py) are the marshmallow schemas' with typed fields."""
+    """The per-game bodies (service/api/openapi/games.py) are the marshmallow schemas' with typed fields."""
     components = yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]
     for name, generic in GAME_BODIES.items():
         assert set(components[name]["properties"]) == set(components[generic]["properties"]), name

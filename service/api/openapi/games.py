@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import engine
+from ... import engine
 
 # Per-game body -> (the generic body it refines, {field: what the field holds in the per-game body}).
 MOVES, OPTIONS = "move", "options"

@@ -17,16 +17,16 @@ from collections.abc import Callable, Iterator
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from .. import engine
-from ..config import Config
-from ..storage import StoreUnavailable
-from ..tournaments import ratings
-from ..tournaments.store import NameTaken, TournamentStore
-from . import schemas, tournament_schemas
+from ... import engine
+from ...config import Config
+from ...storage import StoreUnavailable
+from ...tournaments import ratings
+from ...tournaments.store import NameTaken, TournamentStore
+from ..schemas import requests as schemas, tournaments as tournament_schemas
 from .errors import ApiError
 from .json import body, reply
-from .referee import now_ms
-from .session_service import REALM, TOKEN
+from ...sessions.referee import now_ms
+from ...sessions.service import REALM, TOKEN
 
 bp = Blueprint("bots", __name__)
 

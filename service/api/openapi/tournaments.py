@@ -1,11 +1,11 @@
-"""The OpenAPI description of the bot and tournament endpoints (merged by service/api/openapi.py); their bodies
-are the marshmallow schemas of service/api/tournament_schemas.py."""
+"""The OpenAPI description of the bot and tournament endpoints (merged by service/api/openapi/spec.py); their bodies
+are the marshmallow schemas of service/api/schemas/tournaments.py."""
 from __future__ import annotations
 
 from typing import Any
 
-from .openapi import JSON, game_param, html_page, json_body, ok, problem_response, ref
-from .openapi_sessions import BEARER
+from .spec import JSON, game_param, html_page, json_body, ok, problem_response, ref
+from .sessions import BEARER
 
 BAD = problem_response("invalid_request: the body, a query parameter or a header is malformed.")
 NO_REDIS = problem_response("store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this "

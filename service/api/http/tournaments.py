@@ -21,17 +21,17 @@ from card_referee_client.tournament.schedule import round_robin
 from card_referee_client.tournament.spec import SpecError, load_hosted
 from flask import Blueprint, Response, current_app, request
 
-from ..tournaments import ratings
-from ..tournaments import records as pub
-from ..tournaments.director import TERMINAL, begin, too_few, withdraw
-from ..tournaments.store import Tournament, TournamentStore, new_id, token_hash
-from . import schemas, tournament_schemas
+from ...tournaments import ratings
+from ...tournaments import records as pub
+from ...tournaments.director import TERMINAL, begin, too_few, withdraw
+from ...tournaments.store import Tournament, TournamentStore, new_id, token_hash
+from ..schemas import requests as schemas, tournaments as tournament_schemas
 from .bots import bearer, bot_of_token, config, last_event_id, stream, tournament_store
 from .errors import ApiError
 from .games import start_match
 from .json import body, reply
-from .referee import now_ms
-from .session_service import SessionService
+from ...sessions.referee import now_ms
+from ...sessions.service import SessionService
 
 bp = Blueprint("tournaments", __name__)
 

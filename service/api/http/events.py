@@ -22,17 +22,17 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, request
 
-from .. import engine
-from ..config import Config
-from ..storage import Session, SessionStore, StoreUnavailable
-from ..storage.notify import Watch
+from ... import engine
+from ...config import Config
+from ...storage import Session, SessionStore, StoreUnavailable
+from ...storage.notify import Watch
 from .errors import ApiError
 from .games import start_match
-from .session_service import SessionService, replay_entry, seat_answer
+from ...sessions.service import SessionService, replay_entry, seat_answer
 from .sessions import DECIMAL, config, query_int, service, store
 
 bp = Blueprint("events", __name__)
-log = logging.getLogger("service.api.events")
+log = logging.getLogger("service.api.http.events")
 
 RESUME_MAX = 100     # a client that missed more versions than this gets a gap notice and the current view
 RETRY_MS = 2000      # how long EventSource waits before it reconnects

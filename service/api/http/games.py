@@ -10,11 +10,12 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app
 
-from .. import engine
-from ..engine import Event, IllegalMove, RulesError, State
-from ..config import Config
-from . import limits, schemas
-from .codec import StateCodec
+from ... import engine
+from ...engine import Event, IllegalMove, RulesError, State
+from ...config import Config
+from ..wsgi import limits
+from ..schemas import requests as schemas
+from ..states.codec import StateCodec
 from .errors import ApiError
 from .json import body, reply
 

@@ -7,7 +7,7 @@
     POST /v1/sessions/{id}/abort      the token's seat calls the match off, before the first trick
     GET  /v1/sessions/{id}/log        the public move log; the seed and every move once finished
 
-This blueprint only reads HTTP into calls of the session service (service/api/session_service.py, the one
+This blueprint only reads HTTP into calls of the session service (service/sessions/service.py, the one
 owner of a move) and writes their answers back. docs/sessions.md explains the design; docs/fair-dealing.md
 the commitment and how to check a finished match with ``replay``.
 """
@@ -19,15 +19,16 @@ from contextlib import ExitStack
 
 from flask import Blueprint, Response, current_app, request
 
-from .. import engine
-from ..config import Config
-from ..storage import SessionStore
-from ..storage.notify import wait_on
-from . import limits, observability, schemas
+from ... import engine
+from ...config import Config
+from ...storage import SessionStore
+from ...storage.notify import wait_on
+from ..wsgi import limits, observability
+from ..schemas import requests as schemas
 from .errors import ApiError
 from .json import body, reply
-from .session_service import SID, SessionService, not_found
-from .turns import off_the_connection
+from ...sessions.service import SID, SessionService, not_found
+from ..wsgi.turns import off_the_connection
 
 bp = Blueprint("sessions", __name__)
 

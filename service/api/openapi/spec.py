@@ -1,7 +1,7 @@
 """Builds openapi.yaml from the code: the routes, the request and answer bodies, every game's options and moves.
 
 The bodies come from the marshmallow schemas, through apispec's marshmallow plugin: the request schemas that
-check what clients send (service/api/schemas.py) and the schemas of the answers (service/api/answers.py). A
+check what clients send (service/api/schemas/requests.py) and the schemas of the answers (service/api/schemas/answers.py). A
 field that loads a plain JSON value the engine checks names, in its metadata, the component written here that
 describes it (``Move``, ``State``, ``Seat``...). Each game's move and options schemas are made from its
 definition. ``python -m service.api.openapi`` rewrites openapi.yaml; tests/contract/test_openapi.py fails when
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -20,13 +19,13 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import Schema, fields
 
-from .. import engine
-from ..engine import CARD_PATTERN, Game
-from . import answers, schemas, tournament_schemas
-from .limits import body_limit
-from .openapi_games import camel, game_bodies, game_paths
+from ... import engine
+from ...engine import CARD_PATTERN, Game
+from ..schemas import answers, requests as schemas, tournaments as tournament_schemas
+from ..wsgi.limits import body_limit
+from ...paths import ROOT
+from .games import camel, game_bodies, game_paths
 
-ROOT = Path(__file__).resolve().parents[2]
 JSON = "application/json"
 PROBLEM = "application/problem+json"
 # The bodies, by their component names: request schemas, then answers (the names openapi.yaml has always used).
@@ -49,7 +48,7 @@ def ref(name: str) -> dict[str, str]:
 
 
 def too_large(endpoint: str) -> dict[str, Any]:
-    """413: the endpoint's body limit (service/api/limits.py)."""
+    """413: the endpoint's body limit (service/api/wsgi/limits.py)."""
     return problem_response(f"payload_too_large: the body is larger than this endpoint's {body_limit(endpoint) // 1024} "
                             "KiB.")
 
@@ -312,7 +311,7 @@ INFO = ("Rules adjudication for card games: is a move legal, and if not why; the
 
 
 def build() -> dict[str, Any]:
-    from . import openapi_sessions as sessions, openapi_tournaments as tournaments
+    from . import sessions as sessions, tournaments as tournaments
     stateless = stateless_paths()
     paths = {**stateless, **ops_paths(), **sessions.paths(), **tournaments.paths(), **page_paths(),
              **game_paths(stateless)}
@@ -356,6 +355,3 @@ def main() -> None:
     out.write_text(render())
     sys.stdout.write(f"wrote {out}\n")
 
-
-if __name__ == "__main__":
-    main()

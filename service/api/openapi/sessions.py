@@ -1,11 +1,11 @@
-"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi.py); their
-bodies are the marshmallow schemas' (service/api/schemas.py, service/api/answers.py)."""
+"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi/spec.py); their
+bodies are the marshmallow schemas' (service/api/schemas/requests.py, service/api/schemas/answers.py)."""
 from __future__ import annotations
 
 from typing import Any
 
-from .errors import RETRY_AFTER
-from .openapi import PROBLEM, json_body, ok, problem_response, ref, too_large
+from ..http.errors import RETRY_AFTER
+from .spec import PROBLEM, json_body, ok, problem_response, ref, too_large
 
 BEARER = "bearerAuth"
 

@@ -26,7 +26,7 @@ import orjson
 from flask import Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-from .. import engine
+from ... import engine
 from .routing import KeptMatchMap
 from .turns import Turns
 
@@ -306,7 +306,7 @@ _sync: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 def wait_without_turn() -> None:
-    """This request is about to wait for a move: it gives its turn back (service/api/turns.py)."""
+    """This request is about to wait for a move: it gives its turn back (service/api/wsgi/turns.py)."""
     turns = getattr(current_app._get_current_object(), "turns", None)  # type: ignore[attr-defined]
     if turns is not None:
         turns.give_back(request.environ)

@@ -1,0 +1,1 @@
+"""The OpenAPI document: ``python -m service.api.openapi`` writes openapi.yaml."""

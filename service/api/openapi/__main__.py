@@ -1,0 +1,3 @@
+from .spec import main
+
+main()
