@@ -17,6 +17,8 @@ from .api.http.sessions import service_for
 from .sessions.timeouts import Applier
 from .api.http.bots import bp as bots_bp
 from .api.http.tournaments import bp as tournaments_bp
+from .api.openapi.operations import documented
+from .api.openapi.shapes import ok, ref, text
 from .tournaments.director import Director
 from .tournaments.store import TournamentStore
 from .sessions.service import SessionService
@@ -76,10 +78,14 @@ def _ops(app: Flask) -> None:
     spec = found.read_bytes() if found is not None else b""
 
     @app.get("/healthz")
+    @documented("healthz", "The process is up.", responses={"200": ok(ref("Health"))})
     def healthz() -> Response:
         return reply({"status": "ok"})
 
     @app.get("/readyz")
+    @documented("readyz", "Ready to serve; `sessions` says whether the session store answers (the stateless "
+                          "endpoints work either way, so this is 200 even when Redis is down).",
+                responses={"200": ok(ref("Readiness"))})
     def readyz() -> Response:
         """Ready to serve: always, once the app is built. The stateless endpoints need no store, so a Redis
         outage must not take the pod out of its Service; ``sessions`` says whether the store answers."""
@@ -92,5 +98,6 @@ def _ops(app: Flask) -> None:
         return reply({"status": "ready", "store": store.name, "sessions": sessions})
 
     @app.get("/openapi.yaml")
+    @documented("openapi", "This document.", responses={"200": text("application/yaml", "OpenAPI document")})
     def openapi() -> Response:
         return Response(spec, mimetype="application/yaml")

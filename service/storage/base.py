@@ -15,14 +15,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .errors import StoreUnavailable
+
 if TYPE_CHECKING:
     from .notify import Watch
 
+__all__ = ["Json", "StoreUnavailable", "Session", "Write", "Saved", "SessionStore"]
 Json = Any
-
-
-class StoreUnavailable(Exception):
-    """The store did not answer in time (down, restarting, overloaded). Callers answer 503."""
 
 
 @dataclass(frozen=True)

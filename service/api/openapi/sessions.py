@@ -1,41 +1,45 @@
-"""The OpenAPI description of the session endpoints and /readyz (merged by service/api/openapi/spec.py); their
-bodies are the marshmallow schemas' (service/api/schemas/requests.py, service/api/schemas/answers.py)."""
+"""What the session routes (service/api/http/sessions.py, events.py) share in openapi.yaml: their refusals, the
+session id's parameters, the events of the stream and the bearer scheme of the seats' tokens. Their bodies are
+the marshmallow schemas' (service/api/schemas/requests.py, service/api/schemas/answers.py)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..http.errors import RETRY_AFTER
-from .spec import PROBLEM, json_body, ok, problem_response, ref, too_large
+from .operations import Body, View, documented
+from .shapes import BEARER, malformed, ok, problem_response, ref, retry_after, unauthorized
 
-BEARER = "bearerAuth"
-
-
-def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
-    out = problem_response(description)
-    if headers:
-        out["headers"] = headers
-    return out
-
-
-def unavailable() -> dict[str, Any]:
-    return _problem("store_unavailable: Redis is down or slow. Try again after Retry-After seconds.",
-                    {"Retry-After": {"required": True, "description": f"Seconds to wait (currently {RETRY_AFTER}).",
-                                     "schema": {"type": "string", "pattern": "^[0-9]+$"}}})
-
-
-def unauthorized() -> dict[str, Any]:
-    return _problem("unauthorized: the token is missing, malformed or not one of this session's.",
-                    {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}})
-
-
-def not_found() -> dict[str, Any]:
-    return problem_response("session_not_found: no such session (a wrong id, or it expired).")
-
-
-def sid_param() -> dict[str, Any]:
-    return {"name": "id", "in": "path", "required": True, "description": "The session id from POST /v1/sessions.",
-            "schema": {"type": "string"}}
-
+BAD = malformed()
+NOT_FOUND = problem_response("session_not_found: no such session (a wrong id, or it expired).")
+UNAVAILABLE = problem_response("store_unavailable: Redis is down or slow. Try again after Retry-After seconds.",
+                               retry_after(f"Seconds to wait (currently {RETRY_AFTER})."))
+UNAUTHORIZED = unauthorized("unauthorized: the token is missing, malformed or not one of this session's.")
+VERSION = {"type": "integer", "minimum": 0, "maximum": 999999999999999}
+AFTER = {"name": "after", "in": "query", "required": False, "description": "Wait until the version is above this.",
+         "schema": VERSION}
+WAIT = {"name": "wait", "in": "query", "required": False,
+        "description": "Seconds to wait at most (capped by LONG_POLL_MAX).",
+        "schema": {"type": "number", "minimum": 0, "maximum": 999999999}}
+IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header", "required": False,
+                   "description": "Send the same key again to get the first answer, never a second move.",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}}
+LAST_EVENT_ID = {"name": "Last-Event-ID", "in": "header", "required": False,
+                 "description": "The id (version) of the last event received: the stream resends every later "
+                                "version, or a gap notice and the current view. Empty means none.",
+                 "schema": {"type": "string", "pattern": "^[0-9]{0,15}$"}}
+EVENTS_AFTER = {"name": "after", "in": "query", "required": False,
+                "description": "The same as Last-Event-ID, for a first connection that cannot set headers "
+                               "(Last-Event-ID wins when both are sent).",
+                "schema": VERSION}
+# What POST /v1/sessions links to: every operation on the session it made.
+LINKS = {name: {"operationId": operation_id, "parameters": {"id": "$response.body#/id"}}
+         for name, operation_id in (("GetSession", "getSession"), ("GetSessionLog", "getSessionLog"),
+                                    ("SubmitMove", "submitMove"), ("ConcedeSession", "concedeSession"),
+                                    ("AbortSession", "abortSession"))}
+REPLAYED = {"Idempotent-Replayed": {
+    "required": False, "description": "true when this is the stored answer to an earlier request with the same "
+                                      "Idempotency-Key.", "schema": {"type": "string", "enum": ["true"]}}}
 
 EVENTS_DESCRIPTION = """Events, each `event: <name>` and one line of JSON `data`:
 
@@ -72,8 +76,8 @@ def event_schemas() -> dict[str, Any]:
                                           "contentSchema": data}}
         if with_id:
             props["id"] = {"type": "string", "pattern": "^[0-9]+$", "description": "The session's version."}
-        return {"type": "object", "description": description, "required": ["event", "data", *(["id"] if with_id else [])],
-                "properties": props}
+        required = ["event", "data", *(["id"] if with_id else [])]
+        return {"type": "object", "description": description, "required": required, "properties": props}
 
     def notice(props: dict[str, Any], description: str) -> dict[str, Any]:
         return {"type": "object", "description": description, "required": list(props), "properties": props}
@@ -107,119 +111,16 @@ def event_schemas() -> dict[str, Any]:
     }
 
 
-def end_operation(operation_id: str, summary: str, extra: dict[str, Any]) -> dict[str, Any]:
-    """A concession or an abort: the seat's token, an optional reason, the seat's view after it."""
-    return {"operationId": operation_id, "summary": summary, "security": [{BEARER: []}],
-            "parameters": [sid_param()],
-            "requestBody": {"required": False, "content": {"application/json": {
-                "schema": ref("SessionEnd"), "example": {"reason": "my bot crashed"}}}},
-            "responses": {"200": ok(ref("SessionView"), "Your seat's view after it."),
-                          "400": problem_response("invalid_request: the body is not the documented shape."),
-                          "401": unauthorized(), "404": not_found(), **extra, "503": unavailable()}}
+def ending(operation_id: str, summary: str, refusals: str) -> Callable[[View], View]:
+    """A concession or an abort: the seat's token, an optional reason, the seat's view after it; 409 with the
+    ``refusals`` said."""
+    return documented(
+        operation_id, summary, bearer=True, body=Body("SessionEnd", {"reason": "my bot crashed"}, required=False),
+        responses={"200": ok(ref("SessionView"), "Your seat's view after it."),
+                   "400": problem_response("invalid_request: the body is not the documented shape."),
+                   "401": UNAUTHORIZED, "404": NOT_FOUND, "409": problem_response(refusals), "503": UNAVAILABLE})
 
 
 def security_schemes() -> dict[str, Any]:
     return {BEARER: {"type": "http", "scheme": "bearer",
                      "description": "A seat token from POST /v1/sessions (one per seat)."}}
-
-
-def paths() -> dict[str, Any]:
-    bad = problem_response("invalid_request: the body, a query parameter or a header is malformed.")
-    links = {"GetSession": {"operationId": "getSession", "parameters": {"id": "$response.body#/id"}},
-             "GetSessionLog": {"operationId": "getSessionLog", "parameters": {"id": "$response.body#/id"}},
-             "SubmitMove": {"operationId": "submitMove", "parameters": {"id": "$response.body#/id"}},
-             "ConcedeSession": {"operationId": "concedeSession", "parameters": {"id": "$response.body#/id"}},
-             "AbortSession": {"operationId": "abortSession", "parameters": {"id": "$response.body#/id"}}}
-    created = ok(ref("SessionCreated"), "The session, with one token per seat.")
-    created["headers"] = {"Location": {"required": True, "schema": {"type": "string"}}}
-    created["links"] = links
-    moved = ok(ref("SessionView"), "The move was accepted; this seat's view after it.")
-    moved["headers"] = {"Idempotent-Replayed": {
-        "required": False, "description": "true when this is the stored answer to an earlier request with the "
-                                          "same Idempotency-Key.", "schema": {"type": "string", "enum": ["true"]}}}
-    return {
-        "/v1/sessions": {"post": {
-            "operationId": "createSession", "summary": "Start a session: the referee keeps the state.",
-            "requestBody": json_body(ref("SessionCreate"), {"game": "femkort", "players": 4}),
-            "responses": {"201": created, "400": bad, "413": too_large("sessions.create"),
-                          "422": problem_response("Unknown game, invalid options, deal or player count; "
-                                                  "limit_exceeded: more explicit deals than MAX_DEALS or than "
-                                                  "the match can ever deal, or a session larger than "
-                                                  "MAX_SESSION_BYTES."),
-                          "503": unavailable()}}},
-        "/v1/sessions/{id}": {"get": {
-            "operationId": "getSession", "summary": "A seat's view (spectator without a token); long-polls with "
-                                                    "after and wait.",
-            "description": "The long-poll: with `after` and `wait`, the answer comes once the version is above "
-                           "`after`, or after `wait` seconds as it is then." + OPTIONAL_TOKEN,
-            "parameters": [sid_param(),
-                           {"name": "after", "in": "query", "required": False,
-                            "description": "Wait until the version is above this.",
-                            "schema": {"type": "integer", "minimum": 0, "maximum": 999999999999999}},
-                           {"name": "wait", "in": "query", "required": False,
-                            "description": "Seconds to wait at most (capped by LONG_POLL_MAX).",
-                            "schema": {"type": "number", "minimum": 0, "maximum": 999999999}}],
-            "responses": {"200": ok(ref("SessionView")), "400": bad, "401": unauthorized(), "404": not_found(),
-                          "503": unavailable()}}},
-        "/v1/sessions/{id}/moves": {"post": {
-            "operationId": "submitMove", "summary": "Make a move with your seat's token.",
-            "security": [{BEARER: []}],
-            "parameters": [sid_param(),
-                           {"name": "Idempotency-Key", "in": "header", "required": False,
-                            "description": "Send the same key again to get the first answer, never a second move.",
-                            "schema": {"type": "string", "minLength": 1, "maxLength": 255,
-                                       "pattern": "^[!-~]+$"}}],
-            "requestBody": json_body(ref("SessionMove"), {"move": {"seat": 1, "action": "play", "card": "QS"}}),
-            "responses": {"200": moved, "400": bad, "401": unauthorized(),
-                          "403": problem_response("forbidden: the move's seat is not your token's seat."),
-                          "404": not_found(),
-                          "409": problem_response("version_conflict: the session is no longer at that version "
-                                                  "(the body's version says where it is)."),
-                          "413": problem_response("The body is too large (4096 bytes at most)."),
-                          "422": problem_response("illegal_move (with a reason), idempotency_key_reused, or "
-                                                  "limit_exceeded: the session holds MAX_MOVES moves, or its "
-                                                  "state would outgrow MAX_SESSION_BYTES."),
-                          "503": unavailable()}}},
-        "/v1/sessions/{id}/events": {"get": {
-            "operationId": "sessionEvents",
-            "summary": "Server-Sent Events: this seat's view (a spectator's without a token) after every move.",
-            "description": EVENTS_DESCRIPTION + OPTIONAL_TOKEN,
-            "parameters": [sid_param(),
-                           {"name": "Last-Event-ID", "in": "header", "required": False,
-                            "description": "The id (version) of the last event received: the stream resends "
-                                           "every later version, or a gap notice and the current view. Empty "
-                                           "means none.",
-                            "schema": {"type": "string", "pattern": "^[0-9]{0,15}$"}},
-                           {"name": "after", "in": "query", "required": False,
-                            "description": "The same as Last-Event-ID, for a first connection that cannot set "
-                                           "headers (Last-Event-ID wins when both are sent).",
-                            "schema": {"type": "integer", "minimum": 0, "maximum": 999999999999999}}],
-            "responses": {
-                "200": {"description": "The event stream (see the description for its events).",
-                        "headers": {"Cache-Control": {"schema": {"type": "string", "enum": ["no-store"]}}},
-                        "content": {"text/event-stream": {"schema": ref("SessionEventStream")}}},
-                "204": {"description": "The match is over and the client has its last event: nothing will "
-                                       "follow (EventSource stops reconnecting)."},
-                "400": bad, "401": unauthorized(), "404": not_found(), "503": unavailable()}}},
-        "/v1/sessions/{id}/concede": {"post": end_operation(
-            "concedeSession", "Give up: by the session's policy the match ends now with your seat last "
-                              "(forfeit, penalty, no time control), or the service plays for you (auto).",
-            {"409": problem_response("match_over: the match is over already.")})},
-        "/v1/sessions/{id}/abort": {"post": end_operation(
-            "abortSession", "Call the match off before its first trick is completed: finished, nobody wins "
-                            "(result ended_by abort, payoffs all 0).",
-            {"409": problem_response("abort_too_late: a trick has been completed (or a deal settled); "
-                                     "match_over: the match is over already.")})},
-        "/v1/sessions/{id}/log": {"get": {
-            "operationId": "getSessionLog", "summary": "The public move log; the seed and every move once finished.",
-            "parameters": [sid_param()],
-            "responses": {"200": ok(ref("SessionLog")), "404": not_found(), "503": unavailable()}}},
-        "/readyz": {"get": {
-            "operationId": "readyz",
-            "summary": "Ready to serve; `sessions` says whether the session store answers (the stateless "
-                       "endpoints work either way, so this is 200 even when Redis is down).",
-            "responses": {"200": ok(ref("Readiness"))}}},
-    }
-
-
-__all__ = ["paths", "security_schemes", "event_schemas", "PROBLEM"]

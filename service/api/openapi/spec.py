@@ -1,11 +1,14 @@
 """Builds openapi.yaml from the code: the routes, the request and answer bodies, every game's options and moves.
 
-The bodies come from the marshmallow schemas, through apispec's marshmallow plugin: the request schemas that
-check what clients send (service/api/schemas/requests.py) and the schemas of the answers (service/api/schemas/answers.py). A
-field that loads a plain JSON value the engine checks names, in its metadata, the component written here that
-describes it (``Move``, ``State``, ``Seat``...). Each game's move and options schemas are made from its
-definition. ``python -m service.api.openapi`` rewrites openapi.yaml; tests/contract/test_openapi.py fails when
-the committed file differs from what the code describes, so the contract never drifts.
+The paths, their methods and path parameters are the application's routes (service/api/openapi/paths.py);
+what each operation answers, and the rest, is declared at its route (service/api/openapi/operations.py). The
+bodies come from the marshmallow schemas, through apispec's marshmallow plugin: the request schemas that check
+what clients send (service/api/schemas/requests.py) and the schemas of the answers
+(service/api/schemas/answers.py). A field that loads a plain JSON value the engine checks names, in its
+metadata, the component written here that describes it (``Move``, ``State``, ``Seat``...). Each game's move
+and options schemas are made from its definition. ``python -m service.api.openapi`` rewrites openapi.yaml;
+tests/contract/test_openapi.py fails when the committed file differs from what the code describes, so the
+contract never drifts.
 """
 from __future__ import annotations
 
@@ -17,17 +20,18 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
+from flask import Flask
 from marshmallow import Schema, fields
 
 from ... import engine
 from ...engine import CARD_PATTERN, Game
 from ..schemas import answers, requests as schemas, tournaments as tournament_schemas
-from ..wsgi.limits import body_limit
 from ...paths import ROOT
+from . import sessions
 from .games import camel, game_bodies, game_paths
+from .paths import documented_routes, paths
+from .shapes import ref
 
-JSON = "application/json"
-PROBLEM = "application/problem+json"
 # The bodies, by their component names: request schemas, then answers (the names openapi.yaml has always used).
 # A schema nested in another is named before it, so that the other refers to it by that name.
 BODIES: dict[str, type[Schema]] = {
@@ -41,36 +45,6 @@ BODIES: dict[str, type[Schema]] = {
         "SessionView", "SessionEvent", "LogEntry", "SessionLog")},
     **{name: getattr(tournament_schemas, name) for name in tournament_schemas.BODIES},  # bots and tournaments
 }
-
-
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def too_large(endpoint: str) -> dict[str, Any]:
-    """413: the endpoint's body limit (service/api/wsgi/limits.py)."""
-    return problem_response(f"payload_too_large: the body is larger than this endpoint's {body_limit(endpoint) // 1024} "
-                            "KiB.")
-
-
-def problem_response(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {PROBLEM: {"schema": ref("Problem")}}}
-
-
-def json_body(schema: dict[str, Any], example: Any = None) -> dict[str, Any]:
-    media: dict[str, Any] = {"schema": schema}
-    if example is not None:
-        media["example"] = example
-    return {"required": True, "content": {JSON: media}}
-
-
-def ok(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
-    return {"description": description, "content": {JSON: {"schema": schema}}}
-
-
-def game_param() -> dict[str, Any]:
-    return {"name": "game", "in": "path", "required": True, "description": "Game id (see GET /v1/games).",
-            "schema": {"type": "string", "enum": sorted(engine.all_games())}}
 
 
 # A legal-move entry may carry, beside a concrete value, the range of values a parameter may take
@@ -87,8 +61,9 @@ def move_schema(game: Game) -> dict[str, Any]:
                                  "action": {"type": "string", "const": name}}
         props.update({k: p.schema() for k, p in action.params.items()})
         props["ranges"] = RANGES
-        variants.append({"type": "object", "description": action.doc, "required": ["seat", "action", *(k for k, p in action.params.items() if not p.optional)],
-                         "properties": props, "additionalProperties": False})
+        required = ["seat", "action", *(k for k, p in action.params.items() if not p.optional)]
+        variants.append({"type": "object", "description": action.doc, "required": required, "properties": props,
+                         "additionalProperties": False})
     return {"title": f"{game.name} move", "oneOf": variants}
 
 
@@ -107,12 +82,6 @@ def options_schema(game: Game) -> dict[str, Any]:
             entry.pop("default", None)
         props[o.name] = entry
     return {"title": f"{game.name} options", "type": "object", "properties": props, "additionalProperties": False}
-
-
-def example_exchange() -> dict[str, Any]:
-    state = engine.new_match("femkort", 3, {}, "c0ffee")
-    move = engine.legal_moves(state)[0]
-    return {"state": state, "move": move}
 
 
 def primitives() -> dict[str, Any]:
@@ -143,7 +112,7 @@ def game_schemas() -> dict[str, Any]:
     return out
 
 
-def documented(self: FieldConverterMixin, field: fields.Field[Any], ret: dict[str, Any],
+def field_as_component(self: FieldConverterMixin, field: fields.Field[Any], ret: dict[str, Any],
                **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function for what its own steps do not say: a field whose metadata names a
     ``component`` is documented as a reference to it (with the field's description), not as the plain type it
@@ -168,127 +137,10 @@ def new_spec() -> APISpec:
                                                         "(./deploy/serve.sh: http://127.0.0.1:8000)."}])
     converter = plugin.converter
     assert converter is not None
-    converter.add_attribute_function(documented)  # type: ignore[no-untyped-call]
+    converter.add_attribute_function(field_as_component)  # type: ignore[no-untyped-call]
     steps = converter.attribute_functions
     steps.insert(steps.index(converter.field2nullable), steps.pop())
     return spec
-
-
-def too_many(creating: bool) -> dict[str, Any]:
-    """429: a client's quota (REQUEST_QUOTA; and SESSION_QUOTA when creating a session) is used up."""
-    which = "SESSION_QUOTA or REQUEST_QUOTA" if creating else "REQUEST_QUOTA"
-    out = problem_response(f"too_many_requests: this client's quota ({which}) is used up for now.")
-    out["headers"] = {"Retry-After": {"required": True, "description": "Seconds until the quota's window ends.",
-                                      "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
-    return out
-
-
-def stateless_paths() -> dict[str, Any]:
-    ex = example_exchange()
-    errors_post = {"400": problem_response("The body is not JSON or not of the documented shape."),
-                   "404": problem_response("Unknown game."),
-                   "422": problem_response("Illegal move, invalid state, options, deal, player count or seat; "
-                                           "state_tampered: a sealed state that does not authenticate, a "
-                                           "plain one when states are sealed, or (REQUIRE_STATE_TAG) a plain "
-                                           "state without its valid state_tag; limit_exceeded: more explicit "
-                                           "deals than MAX_DEALS, or than the match can ever deal, or (replay) "
-                                           "more moves than MAX_MOVES, counted before any entry is checked.")}
-
-    def errors(endpoint: str) -> dict[str, Any]:
-        return {**errors_post, "413": too_large(endpoint)}
-    gp = [game_param()]
-    deal_spec = ref("DealSpec")
-    return {
-        "/v1/games": {"get": {"operationId": "listGames", "summary": "The catalogue of games.",
-                              "responses": {"200": ok(ref("GameList"))}}},
-        "/v1/games/{game}": {"get": {"operationId": "getGame", "summary": "One game with its move vocabulary.",
-                                     "parameters": gp, "responses": {"200": ok(ref("GameSummary")),
-                                                                     "404": problem_response("Unknown game.")}}},
-        "/v1/games/{game}/new": {"post": {
-            "operationId": "newMatch", "summary": "Deal a new match (seeded or explicit deals).", "parameters": gp,
-            "requestBody": json_body(deal_spec, {"players": 4, "options": {}, "seed": "00ff"}),
-            "responses": {"201": ok(ref("Envelope"), "The new match."), **errors("games.new")}}},
-        "/v1/games/{game}/move": {"post": {
-            "operationId": "applyMove", "summary": "Adjudicate a move: the next state, or why it is illegal.",
-            "parameters": gp,
-            "requestBody": json_body(ref("MoveRequest"), ex),
-            "responses": {"200": ok(ref("Envelope"), "The move was legal."), **errors("games.move")}}},
-        "/v1/games/{game}/legal-moves": {"post": {
-            "operationId": "legalMoves", "summary": "Every legal move now (optionally of one seat).",
-            "parameters": gp,
-            "requestBody": json_body(ref("LegalMovesRequest"), {"state": ex["state"], "seat": ex["move"]["seat"]}),
-            "responses": {"200": ok(ref("LegalMoves")), **errors("games.legal")}}},
-        "/v1/games/{game}/view": {"post": {
-            "operationId": "viewState", "summary": "What one seat (or a spectator, seat null) may see.",
-            "parameters": gp,
-            "requestBody": json_body(ref("ViewRequest"), {"state": ex["state"], "seat": 0}),
-            "responses": {"200": ok(ref("SeatView")), **errors("games.view")}}},
-        "/v1/games/{game}/replay": {"post": {
-            "operationId": "replayMatch", "summary": "Replay a whole match from its seed/deals and moves.",
-            "parameters": gp,
-            "requestBody": json_body(ref("ReplayRequest"), {"players": 3, "seed": "c0ffee", "moves": [ex["move"]]}),
-            "responses": {"200": ok(ref("Envelope"), "The final state."), **errors("games.replay")}}},
-    }
-
-
-def ops_paths() -> dict[str, Any]:
-    return {
-        "/healthz": {"get": {"operationId": "healthz", "summary": "The process is up.",
-                             "responses": {"200": ok(ref("Health"))}}},
-        "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format).",
-                             "responses": {"200": {"description": "Metrics", "content": {
-                                 "text/plain": {"schema": {"type": "string"}}}}}}},
-        "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
-                                  "responses": {"200": {"description": "OpenAPI document",
-                                                        "content": {"application/yaml": {"schema": {
-                                                            "type": "string"}}}}}}},
-    }
-
-
-def html_page(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
-
-
-def with_page(response: dict[str, Any]) -> dict[str, Any]:
-    """A page's 404: a problem, or an HTML page for a client whose Accept prefers HTML (a browser)."""
-    content = {**response["content"], "text/html": {"schema": {"type": "string"}}}
-    return {**response, "description": response["description"] + " A browser (Accept preferring text/html) is "
-                                                                  "shown an HTML page instead.", "content": content}
-
-
-def page_paths() -> dict[str, Any]:
-    """The pages for people: the API docs, the rules, the table view (service/web; docs/table.md)."""
-    table_id = {"name": "id", "in": "path", "required": True, "description": "The session id.",
-                "schema": {"type": "string"}}
-    no_table = with_page(problem_response("not_found: the id is not a session id's shape. (A well-formed id's page "
-                                          "loads and says when the session does not exist.)"))
-    return {
-        "/": {"get": {"operationId": "landingPage", "summary": "The landing page: the games, links to their rules "
-                                                                "and to the API docs.",
-                      "responses": {"200": html_page("The landing page.")}}},
-        "/docs": {"get": {"operationId": "apiDocs", "summary": "This document in Swagger UI (served from the "
-                                                                "service's own files).",
-                          "responses": {"200": html_page("Swagger UI")}}},
-        "/games/{game}": {"get": {"operationId": "gameRules", "summary": "A game's rules page (the catalogue's "
-                                                                         "`docs` link).",
-                                  "parameters": [game_param()],
-                                  "responses": {"200": html_page("The rules as HTML."),
-                                                "404": with_page(problem_response("Unknown game."))}}},
-        "/client/card-referee.js": {"get": {
-            "operationId": "browserClient",
-            "summary": "The TypeScript client (clients/typescript) bundled for browsers: a classic script that "
-                       "defines the global `CardRefereeClient` (CardReferee, Session, ProblemError...).",
-            "responses": {"200": {"description": "The script.",
-                                  "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
-        "/table/{id}": {"get": {
-            "operationId": "tablePage",
-            "summary": "The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL "
-                       "fragment (never sent to the server; the page sends it as an Authorization header).",
-            "parameters": [table_id], "responses": {"200": html_page("The table page."), "404": no_table}}},
-        "/table/{id}/replay": {"get": {
-            "operationId": "tableReplay", "summary": "A finished session stepped through move by move.",
-            "parameters": [table_id], "responses": {"200": html_page("The replay page."), "404": no_table}}},
-    }
 
 
 def package_version() -> str:
@@ -302,7 +154,6 @@ def package_version() -> str:
 # card-referee-api-client), which must not be a name of this project's packages (card-referee, and
 # card-referee-client, the Python client in clients/python).
 TITLE = "Card Referee API"
-EXTRA_PATHS: list[Any] = []  # other modules (sessions, operations) add their paths here
 
 
 INFO = ("Rules adjudication for card games: is a move legal, and if not why; the next state; the legal moves; "
@@ -310,13 +161,8 @@ INFO = ("Rules adjudication for card games: is a move legal, and if not why; the
         "`reason` for illegal moves).")
 
 
-def build() -> dict[str, Any]:
-    from . import sessions as sessions, tournaments as tournaments
-    stateless = stateless_paths()
-    paths = {**stateless, **ops_paths(), **sessions.paths(), **tournaments.paths(), **page_paths(),
-             **game_paths(stateless)}
-    for extra in EXTRA_PATHS:
-        paths.update(extra())
+def build(app: Flask) -> dict[str, Any]:
+    """The document describing ``app``: its routes' paths, the bodies' schemas, every game's typed twins."""
     spec = new_spec()
     for name, schema in {**primitives(), **game_schemas()}.items():
         spec.components.schema(name, schema)
@@ -330,10 +176,8 @@ def build() -> dict[str, Any]:
         spec.components.schema(name, schema)
     for name, scheme in sessions.security_schemes().items():
         spec.components.security_scheme(name, scheme)
-    for path, operations in paths.items():
-        if path not in ("/healthz", "/readyz", "/metrics"):
-            for operation in operations.values():
-                operation["responses"]["429"] = too_many(path == "/v1/sessions")
+    routes = paths(app)
+    for path, operations in {**routes, **game_paths(documented_routes(app), routes)}.items():
         spec.path(path=path, operations=operations)
     out = spec.to_dict()
     return {key: out[key] for key in ("openapi", "info", "servers", "paths", "components")}
@@ -346,12 +190,11 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
-def render() -> str:
-    return str(yaml.dump(build(), Dumper=_Dumper, sort_keys=False, width=110, allow_unicode=True))
+def render(app: Flask) -> str:
+    return str(yaml.dump(build(app), Dumper=_Dumper, sort_keys=False, width=110, allow_unicode=True))
 
 
-def main() -> None:
+def write(app: Flask) -> None:
     out = ROOT / "openapi.yaml"
-    out.write_text(render())
+    out.write_text(render(app))
     sys.stdout.write(f"wrote {out}\n")
-
