@@ -13,17 +13,13 @@ hands the engine the state without it. Times are epoch milliseconds of the insta
 """
 from __future__ import annotations
 
-import time
+from collections.abc import Mapping
 from typing import Any
 
 from .. import engine
 
 REF = "referee"
 Record = dict[str, Any]
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def game_state(state: engine.State) -> engine.State:
@@ -35,6 +31,15 @@ def record_of(state: engine.State) -> Record:
     """The state's record; a session stored before records existed gets an empty one (no clock)."""
     ref: Record | None = state.get(REF)
     return ref if ref is not None else {"clock": None, "auto": [], "open": True}
+
+
+def time_control(clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A checked time control as a record keeps it: the policy (forfeit unless given), the limit per move and
+    the bank (None when not given), the increment (0 unless given)."""
+    if clock is None:
+        return None
+    return {"policy": clock.get("policy", "forfeit"), "move_ms": clock.get("move_ms"),
+            "bank_ms": clock.get("bank_ms"), "increment_ms": clock.get("increment_ms", 0)}
 
 
 def new_record(clock: dict[str, Any] | None, state: engine.State, now: int, held: bool = False) -> Record:
@@ -91,6 +96,19 @@ def charge(ref: Record, seat: int, now: int, in_time: bool) -> int:
     if remaining is not None:
         remaining[seat] = max(0, remaining[seat] - elapsed) + (ref["clock"]["increment_ms"] if in_time else 0)
     return elapsed
+
+
+def after_move(ref: Record, seat: int, now: int, events: list[engine.Event], legal: list[engine.Move],
+               in_time: bool) -> tuple[Record, int]:
+    """The record after ``seat``'s move (``legal``: the legal moves after it), and the time the seat took:
+    that time charged, the next turns' clocks started, the abort window closed by a trick or a settlement."""
+    ref = clone_record(ref)
+    ref.pop("held", None)  # a move was made: the match was announced, the clocks run from now
+    elapsed = charge(ref, seat, now, in_time)
+    turn_begins(ref, engine.seats_to_act(legal), now, seat)
+    if ref["open"] and engine.closes_abort_window(events):
+        ref["open"] = False
+    return ref, elapsed
 
 
 def deadline(ref: Record, seat: int) -> int | None:

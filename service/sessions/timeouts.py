@@ -4,7 +4,7 @@ the sessions' timeouts when they fall due, whether or not any client calls.
 Every clocked session notes its next deadline in the store (``SessionStore.schedule``: in Redis one sorted
 set shared by every instance). Every ``POLL`` seconds each applier claims the deadlines that have passed
 (``claim_due``: a Lua script hands each one to exactly one caller, for ``LEASE_MS``) and settles those
-sessions: ``SessionService.settle`` applies the timeout by the session's policy as a compare-and-set on the
+sessions: ``Clocks.settle`` (clocks.py) applies the timeout by the session's policy as a compare-and-set on the
 version it judged, and publishes it like a move, so streams and long-polls wake. An instance that dies
 holding a claim loses it when the lease runs out, and another applies it then. docs/sessions.md, "Time
 controls", has the whole design.
@@ -18,7 +18,7 @@ import time
 import weakref
 
 from ..storage import StoreUnavailable
-from .referee import now_ms
+from .times import now_ms
 from .service import SessionService
 
 log = logging.getLogger("service.sessions.timeouts")

@@ -25,10 +25,9 @@ from typing import Any
 from card_referee_client.tournament.play import all_incidents, record
 from card_referee_client.tournament.schedule import Match, next_round, round_json
 
-from ..api.schemas import requests as schemas
-from ..sessions.referee import now_ms
 from ..sessions.service import SessionService
 from ..sessions.timeouts import Applier
+from ..sessions.times import now_ms
 from ..storage import StoreUnavailable
 from . import records as pub
 from .store import Tournament, TournamentStore
@@ -207,7 +206,7 @@ class Tick:
             body["seed"] = match.seed
         if game.clock is not None:
             body["clock"] = game.clock
-        created = self.sessions.create(schemas.load(schemas.SESSION_CREATE, body), held=True)
+        created = self.sessions.create(body, held=True)  # the description's games were checked at its creation
         ids = {e["name"]: e["bot"] for e in t.entries}
         binding = {"session": created["id"], "tokens": [s["token"] for s in created["seats"]],
                    "bots": [ids[name] for name in match.seats], "clock": created["clock"], "created_ms": self.now}

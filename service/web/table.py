@@ -11,9 +11,9 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, send_from_directory
 
-from ..sessions.service import SID
 from ..api.openapi.operations import documented
 from ..api.openapi.shapes import html_page, problem_response, with_page
+from ..sessions.stored import SID
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The pages load only their own files, talk only to this service and run no inline script.

@@ -23,13 +23,13 @@ from ...storage import StoreUnavailable
 from ...tournaments import ratings
 from ...tournaments.store import NameTaken, TournamentStore
 from ..schemas import requests as schemas, tournaments as tournament_schemas
+from .auth import bearer_token, token_needed, token_refused
 from .errors import ApiError
 from .json import body, reply
-from ...sessions.referee import now_ms
-from ...sessions.service import REALM, TOKEN
 from ..openapi import tournaments as contract
 from ..openapi.operations import Body, documented
 from ..openapi.shapes import event_stream, location, ok, problem_response, ref
+from ...sessions.times import now_ms
 
 bp = Blueprint("bots", __name__)
 
@@ -54,19 +54,16 @@ def config() -> Config:
 
 def bearer(authorization: str | None, what: str) -> str:
     """The token of an ``Authorization: Bearer`` header; 401 when there is none or it is malformed."""
-    scheme, _, token = (authorization or "").strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not TOKEN.match(token):
-        raise ApiError(401, "unauthorized", f"This needs {what}: 'Authorization: Bearer <token>'.",
-                       headers={"WWW-Authenticate": REALM})
+    token = bearer_token(authorization or "")
+    if token is None:
+        raise token_needed(what)
     return token
 
 
 def bot_of_token(store: TournamentStore, authorization: str | None) -> str:
     bid = store.bot_by_token(bearer(authorization, "your bot's token"))
     if bid is None:
-        raise ApiError(401, "unauthorized", "The token is not a bot's token.",
-                       headers={"WWW-Authenticate": REALM + ', error="invalid_token"'})
+        raise token_refused("The token is not a bot's token.")
     return bid
 
 

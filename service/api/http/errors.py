@@ -1,7 +1,7 @@
 """Every error leaves as ``application/problem+json`` (RFC 9457) with a stable ``code``.
 
-The engine's RulesError tree maps to 4xx here and only here. Anything unexpected is logged with its
-traceback and answered without one.
+The engine's RulesError tree and the session domain's SessionError tree map to 4xx here and only here.
+Anything unexpected is logged with its traceback and answered without one.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from flask import Flask, Response, has_request_context
 from werkzeug.exceptions import HTTPException
 
 from ...engine import IllegalMove, RulesError
+from ...sessions.errors import SessionError
 from ...storage.base import StoreUnavailable
 from ..wsgi import observability
 
@@ -68,6 +69,15 @@ def rules_problem(exc: RulesError) -> Response:
     return problem(RULES_STATUS.get(exc.code, 422), exc.code, exc.message, **extra)
 
 
+# The session domain says what it refuses and why (service/sessions/errors.py); the status is this layer's.
+SESSION_STATUS = {"session_not_found": 404, "forbidden": 403, "version_conflict": 409, "match_over": 409,
+                  "abort_too_late": 409, "limit_exceeded": 422, "idempotency_key_reused": 422}
+
+
+def session_problem(exc: SessionError) -> Response:
+    return problem(SESSION_STATUS[exc.code], exc.code, exc.detail, **exc.facts)
+
+
 def http_problem(exc: HTTPException) -> Response:
     """Werkzeug's HTTP errors (no route, a wrong method, a body too large) as problems."""
     status = exc.code or 500
@@ -83,6 +93,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:
         return rules_problem(exc)
+
+    app.register_error_handler(SessionError, session_problem)
 
     @app.errorhandler(ApiError)
     def _api(exc: ApiError) -> Response:

@@ -26,13 +26,15 @@ from ... import engine
 from ...config import Config
 from ...storage import Session, SessionStore, StoreUnavailable
 from ...storage.notify import Watch
+from ..wsgi import limits
 from .errors import ApiError
-from .games import start_match
-from ...sessions.service import SessionService, replay_entry, seat_answer
-from .sessions import DECIMAL, config, query_int, service, store
 from ..openapi import sessions as contract
 from ..openapi.operations import documented
 from ..openapi.shapes import event_stream, ref
+from ...sessions.history import replay_entry, replayed
+from ...sessions.service import SessionService
+from ...sessions.views import seat_answer
+from .sessions import DECIMAL, config, query_int, seat_of, service, store
 
 bp = Blueprint("events", __name__)
 log = logging.getLogger("service.api.http.events")
@@ -56,7 +58,7 @@ def events(sid: str) -> Response:
     last = last_event_id()
     sessions = service()
     session = sessions.find(sid, touch="Authorization" in request.headers)
-    seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
+    seat = seat_of(session, request.headers.get("Authorization"), required=False)
     if session.finished and last is not None and last >= session.version:
         return Response(status=204, headers=HEADERS)  # nothing more will come: EventSource stops reconnecting
     stream = Stream(store(), config(), session, seat, last, sessions)
@@ -184,13 +186,7 @@ class Stream:
 
     def replayed_to(self, version: int) -> engine.State:
         """The state at ``version``, replayed from the match's start (seed and explicit deals) and its log."""
-        meta = self.meta
-        spec = {"players": meta["players"], "options": meta["options"], "seed": self.seed,
-                "deals": meta["deals"]}
-        state = start_match(meta["game"], spec)
-        for entry in self.store.entries(self.sid, 1, version):
-            state = replay_entry(state, entry)
-        return state
+        return replayed(self.meta, self.seed, self.store.entries(self.sid, 1, version), limits.Slicer().step)
 
 
 TIME_UP = Session("", -1, {}, {}, False)  # what ``Stream.sleep`` returns when the stream's time is up

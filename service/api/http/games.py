@@ -4,14 +4,12 @@ Each handler translates HTTP into engine calls and back; the rules live in servi
 """
 from __future__ import annotations
 
-import logging
-import secrets
 from typing import Any
 
 from flask import Blueprint, Response, current_app
 
 from ... import engine
-from ...engine import Event, IllegalMove, RulesError, State
+from ...engine import Event, IllegalMove, State
 from ...config import Config
 from ..wsgi import limits
 from ..schemas import requests as schemas
@@ -21,10 +19,9 @@ from ..openapi.operations import Body, documented
 from ..openapi.shapes import ok, ref
 from .errors import ApiError
 from .json import body, reply
+from ...sessions.matches import guarded, start_match
 
 bp = Blueprint("games", __name__)
-log = logging.getLogger("service.api")
-_ENGINE_FAULTS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
 
 
 def codec() -> StateCodec:
@@ -42,38 +39,6 @@ def envelope(state: State, events: list[Event], c: StateCodec | None = None) -> 
                finished=engine.is_finished(state), result=engine.match_result(state))
     out.update(engine.envelope_extras(state))
     return out
-
-
-def guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run an engine call on a client-supplied state; a fault there means the state was inconsistent."""
-    try:
-        return fn(*args, **kwargs)
-    except RulesError:
-        raise
-    except _ENGINE_FAULTS:
-        log.exception("engine fault on a validated state")
-        raise engine.InvalidState("The state is inconsistent and cannot be adjudicated.") from None
-
-
-def new_seed() -> str:
-    return secrets.token_hex(16)
-
-
-def start_match(game_id: str, spec: dict[str, Any], max_deals: int | None = None,
-                slicer: limits.Slicer | None = None) -> State:
-    """The match a ``DealSpec`` asks for; at most ``max_deals`` explicit deals (MAX_DEALS) when a client asks
-    (None: a match the service made before, such as a session's, dealt again from its own record). The
-    explicit deals are checked in the ``slicer``'s slices."""
-    deals = engine.deals_from(spec.get("deal"), spec.get("deals"))
-    if max_deals is not None and len(deals) > max_deals:
-        raise limits.too_many_deals(max_deals)
-    usable = engine.max_dealings(game_id, spec.get("players"), spec.get("options")) if deals else None
-    if usable is not None and len(deals) > usable:
-        raise ApiError(422, "limit_exceeded", f"This match deals at most {usable} times, so {len(deals)} explicit "
-                                              f"deals cannot all be used.", limit="deals")
-    seed = spec.get("seed") or new_seed()
-    return engine.new_match(game_id, spec.get("players"), spec.get("options"), seed, deals,
-                            (slicer or limits.Slicer()).step)
 
 
 def config() -> Config:
@@ -103,7 +68,7 @@ def new(game: str) -> Response:
     payload = body()
     limits.check_counts(payload, config().max_deals)
     spec = schemas.load(schemas.NEW, payload)
-    return reply(envelope(start_match(game, spec, config().max_deals), []), 201)
+    return reply(envelope(start_match(game, spec, config().max_deals, limits.Slicer().step), []), 201)
 
 
 @bp.post("/v1/games/<game>/move")
@@ -169,7 +134,7 @@ def replay(game: str) -> Response:
     limits.check_counts(payload, config().max_deals, config().max_moves)
     req = schemas.load_replay(payload)
     slicer = limits.Slicer()
-    state = start_match(game, req, config().max_deals, slicer)
+    state = start_match(game, req, config().max_deals, slicer.step)
     events: list[Event] = []
     abortable = True
     for i, mv in enumerate(req["moves"]):

@@ -7,9 +7,9 @@
     POST /v1/sessions/{id}/abort      the token's seat calls the match off, before the first trick
     GET  /v1/sessions/{id}/log        the public move log; the seed and every move once finished
 
-This blueprint only reads HTTP into calls of the session service (service/sessions/service.py, the one
-owner of a move) and writes their answers back. docs/sessions.md explains the design; docs/fair-dealing.md
-the commitment and how to check a finished match with ``replay``.
+This blueprint reads HTTP (the token, the body, the headers; checked here, before the session domain is
+called) into calls of the session service (service/sessions/) and writes their answers back. docs/sessions.md
+explains the design; docs/fair-dealing.md the commitment and how to check a finished match with ``replay``.
 """
 from __future__ import annotations
 
@@ -21,13 +21,18 @@ from flask import Blueprint, Response, current_app, request
 
 from ... import engine
 from ...config import Config
-from ...storage import SessionStore
+from ...storage import Session, SessionStore
 from ...storage.notify import wait_on
 from ..wsgi import limits, observability
 from ..schemas import requests as schemas
+from .auth import bearer_token, token_needed, token_refused
 from .errors import ApiError
-from .json import body, reply
-from ...sessions.service import SID, SessionService, not_found
+from .json import body, parse, reply
+from ...sessions.errors import SessionError, SessionNotFound
+from ...sessions.moves import MoveRequest, move_request
+from ...sessions.seats import seat_holding
+from ...sessions.service import SessionService
+from ...sessions.stored import SID
 from ..wsgi.turns import off_the_connection
 from ..openapi import sessions as contract
 from ..openapi.operations import Body, documented
@@ -41,6 +46,8 @@ SECONDS = re.compile(r"^-?[0-9]{1,9}(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?$")  #
 WAIT_MAX = 999_999_999.0  # the largest `wait` openapi.yaml allows (the service waits LONG_POLL_MAX at most)
 NO_STORE = {"Cache-Control": "no-store"}
 PRESENCE_GRACE = 5.0  # seconds a waiter's presence outlasts its wait, should its process die meanwhile
+MAX_MOVE_BYTES = 4096  # a move request's body (a session's log keeps every move: MAX_MOVES of them)
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 def service() -> SessionService:
@@ -82,6 +89,50 @@ def query_seconds(name: str) -> float:
     return seconds
 
 
+def seat_of(session: Session, authorization: str | None, required: bool) -> int | None:
+    """The seat whose token the Authorization header carries; None for a spectator (when not ``required``)."""
+    if authorization is None:
+        if required:
+            raise token_needed("your seat's token")
+        return None
+    token = bearer_token(authorization)
+    seat = None if token is None else seat_holding(session, token)
+    if seat is None:
+        raise token_refused("The token is not valid for this session.")
+    return seat
+
+
+def idempotency_key(raw: str | None) -> str | None:
+    """The Idempotency-Key header's value (surrounding quotes dropped), or None; 400 when malformed."""
+    if raw is None:
+        return None
+    key = raw.strip()
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        key = key[1:-1]
+    if not IDEMPOTENCY_KEY.match(key):
+        raise ApiError(400, "invalid_request", "'Idempotency-Key' must be 1 to 255 visible ASCII characters.")
+    return key
+
+
+def read_move(session: Session, raw: bytes) -> MoveRequest:
+    """The move request read: 401, 413, 400 or 403 when the token, the body or the key do not fit."""
+    seat = seat_of(session, request.headers.get("Authorization"), required=True)
+    assert seat is not None
+    if len(raw) > MAX_MOVE_BYTES:
+        raise ApiError(413, "payload_too_large", f"A move request is {MAX_MOVE_BYTES} bytes at most.")
+    move = schemas.load(schemas.SESSION_MOVE, parse(raw))
+    key = idempotency_key(request.headers.get("Idempotency-Key"))
+    return move_request(seat, move["move"], move.get("version"), key)
+
+
+def read_reason(raw: bytes) -> str | None:
+    """A concession's or an abort's body: nothing, or ``{"reason": <at most 200 characters>}``."""
+    if not raw.strip():
+        return None
+    reason: str | None = schemas.load(schemas.SESSION_END, parse(raw)).get("reason")
+    return reason
+
+
 # ----- endpoints ------------------------------------------------------------------------
 @bp.post("/v1/sessions")
 @documented("createSession", "Start a session: the referee keeps the state.",
@@ -104,7 +155,7 @@ def create() -> Response:
     except engine.UnknownGame as exc:
         raise ApiError(422, "unknown_game", exc.message) from None
     observability.label_game(game)
-    out = service().create(spec)
+    out = service().create(spec, pace=limits.Slicer().step)
     observability.session_created(game)
     return reply(out, 201, {"Location": f"/v1/sessions/{out['id']}", **NO_STORE})
 
@@ -122,7 +173,7 @@ def show(sid: str) -> Response:
         return long_poll(sid, after, min(wait, config().long_poll_max))
     sessions = service()
     session = sessions.find(sid, touch="Authorization" in request.headers)
-    seat = sessions.seat_of(session, request.headers.get("Authorization"), required=False)
+    seat = seat_of(session, request.headers.get("Authorization"), required=False)
     return reply(sessions.seat_answer(session, seat), headers=NO_STORE)
 
 
@@ -135,12 +186,12 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
     sessions, st = service(), store()
     authorization = request.headers.get("Authorization")
     if not SID.match(sid):
-        raise not_found()
+        raise SessionNotFound()
     present = ExitStack()  # the seat stays present until its answer is sent: a woken long-poll answers first
     try:
         with st.watching(sid) as watch:
             session = sessions.find(sid, touch=authorization is not None)
-            seat = sessions.seat_of(session, authorization, required=False)
+            seat = seat_of(session, authorization, required=False)
             if session.version <= after:
                 present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
                 observability.wait_without_turn()
@@ -172,8 +223,15 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
                                                "would outgrow MAX_SESSION_BYTES."),
                        "503": contract.UNAVAILABLE})
 def submit(sid: str) -> Response:
-    answer = service().move(sid, request.headers.get("Authorization"), request.get_data(cache=False),
-                            request.headers.get("Idempotency-Key"))
+    raw = request.get_data(cache=False)
+    sessions = service()
+    session = sessions.find(sid, recent=True)  # this process's copy will do: nothing is refused on it alone
+    try:
+        req = read_move(session, raw)
+    except (ApiError, SessionError):
+        sessions.current(session)  # a session gone meanwhile is 404, whatever else is wrong with the request
+        raise
+    answer = sessions.move(session, req)
     headers = {"Idempotent-Replayed": "true", **NO_STORE} if answer.replayed else NO_STORE
     return reply(answer.body, headers=headers)
 
@@ -183,8 +241,8 @@ def submit(sid: str) -> Response:
                                    "(forfeit, penalty, no time control), or the service plays for you (auto).",
                  "match_over: the match is over already.")
 def concede(sid: str) -> Response:
-    answer = service().concede(sid, request.headers.get("Authorization"), request.get_data(cache=False))
-    return reply(answer, headers=NO_STORE)
+    sessions, session, seat, reason = ending(sid)
+    return reply(sessions.concede(session, seat, reason), headers=NO_STORE)
 
 
 @bp.post("/v1/sessions/<sid>/abort")
@@ -193,8 +251,18 @@ def concede(sid: str) -> Response:
                  "abort_too_late: a trick has been completed (or a deal settled); match_over: the match is over "
                  "already.")
 def abort(sid: str) -> Response:
-    answer = service().abort(sid, request.headers.get("Authorization"), request.get_data(cache=False))
-    return reply(answer, headers=NO_STORE)
+    sessions, session, seat, reason = ending(sid)
+    return reply(sessions.abort(session, seat, reason), headers=NO_STORE)
+
+
+def ending(sid: str) -> tuple[SessionService, Session, int, str | None]:
+    """A concession's or an abort's request read: the session, the token's seat and the reason given."""
+    raw = request.get_data(cache=False)
+    sessions = service()
+    session = sessions.find(sid)
+    seat = seat_of(session, request.headers.get("Authorization"), required=True)
+    assert seat is not None
+    return sessions, session, seat, read_reason(raw)
 
 
 @bp.get("/v1/sessions/<sid>/log")

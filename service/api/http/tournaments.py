@@ -28,13 +28,13 @@ from ...tournaments.store import Tournament, TournamentStore, new_id, token_hash
 from ..schemas import requests as schemas, tournaments as tournament_schemas
 from .bots import bearer, bot_of_token, config, last_event_id, stream, tournament_store
 from .errors import ApiError
-from .games import start_match
 from .json import body, reply
-from ...sessions.referee import now_ms
+from ...sessions.matches import start_match
 from ...sessions.service import SessionService
 from ..openapi import tournaments as contract
 from ..openapi.operations import Body, documented
 from ..openapi.shapes import JSON, STRING, event_stream, location, ok, problem_response, ref
+from ...sessions.times import now_ms
 
 bp = Blueprint("tournaments", __name__)
 

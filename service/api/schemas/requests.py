@@ -11,6 +11,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ...engine import all_games
+from ...sessions.referee import time_control
 from ..http.errors import ApiError
 
 HEX = validate.Regexp(r"^[0-9a-fA-F]{1,128}$", error="must be 1 to 128 hex digits")
@@ -131,8 +132,8 @@ class ClockSpec(Schema):
             raise ValidationError("give 'move_ms', 'bank_ms' or both", "clock")
 
     @post_load
-    def in_order(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        return {k: data[k] for k in ("policy", "move_ms", "bank_ms", "increment_ms")}
+    def in_order(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
+        return time_control(data)
 
 
 class SessionCreate(DealSpec):

@@ -28,6 +28,7 @@ from flask import Flask, current_app, request
 from ...config import Config, Quota
 from ...greenlets import under_gevent
 from ...storage import SessionStore, StoreUnavailable
+from ...sessions.matches import too_many_deals
 from ..http.errors import ApiError
 
 log = logging.getLogger("service.api")
@@ -52,11 +53,6 @@ SLICE_PAUSE = 0.0001
 
 def body_limit(endpoint: str | None) -> int:
     return BODY_LIMITS.get(endpoint or "", DEFAULT_BODY_LIMIT)
-
-
-def too_many_deals(max_deals: int) -> ApiError:
-    return ApiError(422, "limit_exceeded", f"At most {max_deals} explicit deals can be given (MAX_DEALS); the "
-                                           f"deals after them come from the seed.", limit="deals")
 
 
 def check_counts(payload: Any, max_deals: int, max_moves: int | None = None) -> None:
