@@ -40,7 +40,8 @@ def test_a_match_over_runs_the_final_settlement_before_its_event() -> None:
 
 
 def test_a_match_that_goes_on_changes_what_changes_between_deals_then_deals() -> None:
-    game, state, events = Recorder(), {"phase": "play", "dealer": 0}, []
+    game, state = Recorder(), {"phase": "play", "dealer": 0}
+    events: list[dict[str, Any]] = []
     end_deal(game, state, events, False, final=lambda s: pytest.fail("no final settlement"),
              between=lambda s: s.update(dealer=2))
     assert game.calls == ["new_deal after dealer 2"]
