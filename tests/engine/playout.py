@@ -10,7 +10,10 @@ from service import engine
 from service.engine import IllegalMove, State
 from service.engine.cards import ALL_CODES
 
+from .unlisted import unlisted_moves
+
 Check = Callable[[State, State, dict[str, Any]], None]
+UNLISTED_PER_ACTION = 3  # unlisted moves of each action posted at a probed point
 
 
 def cards_in(value: Any) -> Iterator[str]:
@@ -71,8 +74,11 @@ def hidden_from(state: State, viewer: int | None) -> tuple[Counter[str], Counter
 
 
 def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, rng: random.Random,
-                max_moves: int = 20000, check_every: int = 1) -> tuple[State, int]:
-    """Play random legal moves to the end, checking the invariants after each move."""
+                max_moves: int = 20000, check_every: int = 1, probe: float = 0.0,
+                posted: Counter[tuple[str, str]] | None = None) -> tuple[State, int]:
+    """Play random legal moves to the end, checking the invariants after each move; at a random ``probe``
+    share of the points of play, also every listed move and unlisted moves of every kind
+    (``check_every_kind``), the refused ones counted in ``posted``."""
     state = engine.new_match(game_id, players, options, seed)
     game = engine.get_game(game_id)
     engine.check_state(game_id, state)
@@ -85,6 +91,8 @@ def play_to_end(game_id: str, players: int, options: dict[str, Any], seed: str, 
         assert sorted({m["seat"] for m in legal}) == engine.to_act(state), "to_act differs from the seats in legal_moves"
         if moves % check_every == 0:
             check_rejections(state, legal, rng)
+        if probe and rng.random() < probe:
+            check_every_kind(state, legal, rng, Counter() if posted is None else posted)
         move = concrete(rng.choice(legal), rng)
         state, _ = engine.apply(state, move)
         moves += 1
@@ -133,6 +141,36 @@ def check_rejections(state: State, legal: list[dict[str, Any]], rng: random.Rand
                 expect_illegal(state, dict(m, card=card))
         break
     expect_illegal(state, {"seat": legal[0]["seat"], "action": "no_such_action"}, "unknown_action")
+
+
+def check_every_kind(state: State, legal: list[dict[str, Any]], rng: random.Random,
+                     posted: Counter[tuple[str, str]]) -> None:
+    """Every listed move is accepted; moves of every action the game has that no entry lists (``unlisted_moves``)
+    are refused with IllegalMove, never another error, and leave the state as it was. A move accepted though
+    no entry lists it as written must be a listed move in other words (an optional parameter left out for its
+    default, or given as false): the same state and events as a listed move of its seat and action.
+    ``posted`` counts the refused moves by action and reason."""
+    for move in legal:
+        engine.apply(state, concrete(move, rng))
+    before = engine.clone(state)
+    for move in unlisted_moves(engine.get_game(state["game"]), state, legal, rng, UNLISTED_PER_ACTION):
+        try:
+            after = engine.apply(state, move)
+        except IllegalMove as exc:
+            assert exc.reason and exc.message
+            posted[move["action"], exc.reason] += 1
+        except Exception as exc:
+            raise AssertionError(f"{move}: {type(exc).__name__} ({exc}) instead of IllegalMove") from exc
+        else:
+            same = [m for m in legal if m["seat"] == move["seat"] and m["action"] == move["action"]]
+            assert any(same_outcome(after, engine.apply(state, m)) for m in same), f"unlisted move accepted: {move}"
+        assert state == before, f"{move}: the state it was posted to changed"
+
+
+def same_outcome(a: tuple[State, list[dict[str, Any]]], b: tuple[State, list[dict[str, Any]]]) -> bool:
+    """Two moves did the same: the same events and state, but for how the log wrote the move."""
+    (state_a, events_a), (state_b, events_b) = a, b
+    return events_a == events_b and {**state_a, "log": None} == {**state_b, "log": None}
 
 
 def concrete(move: dict[str, Any], rng: random.Random) -> dict[str, Any]:

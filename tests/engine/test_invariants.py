@@ -2,12 +2,16 @@
 
 After every move: the state validates (cards conserved, phase and turn consistent), the listed legal
 moves are accepted and unlisted plays refused, ``to_act`` matches the legal moves, and at the end
-the payoffs balance. Views never show another seat's hand.
+the payoffs balance. At random points, every listed move is accepted and unlisted moves of every action the
+game has (bids, exchanges, declarations, claims...) are refused with IllegalMove, the state left as it was; the
+seeded matches of ``test_unlisted_moves_of_every_kind_are_refused`` post every action of every game so.
+Views never show another seat's hand.
 """
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +22,7 @@ from service import engine
 from .playout import concrete, hidden_copies_shown, hidden_from, play_to_end
 
 CASES = [(g.id, n) for g in engine.all_games().values() for n in range(g.min_players, g.max_players + 1)]
+PROBE = 0.05  # the share of points of random play where unlisted moves of every kind are posted
 
 
 def option_sets(game_id: str) -> list[dict]:
@@ -35,9 +40,24 @@ def test_random_playouts(game_id: str, players: int, seed: bytes, pick: int, whi
     if "first_dealer" in options:
         options["first_dealer"] %= players
     try:
-        play_to_end(game_id, players, options, seed.hex(), random.Random(pick))
+        play_to_end(game_id, players, options, seed.hex(), random.Random(pick), probe=PROBE)
     except engine.InvalidOptions:
         pytest.skip("option set not valid for this player count")
+
+
+@pytest.mark.parametrize("game_id", sorted(engine.all_games()))
+def test_unlisted_moves_of_every_kind_are_refused(game_id: str, record_property: Callable[[str, object], None]) -> None:
+    """Seeded matches, one per option set, probed at a third of their points of play: every action of the game's
+    vocabulary is posted as an unlisted move and refused. Reports the moves posted by action and reason."""
+    game = engine.get_game(game_id)
+    posted: Counter[tuple[str, str]] = Counter()
+    for k, options in enumerate(option_sets(game_id)):
+        play_to_end(game_id, game.default_players, options, f"c0de{k}", random.Random(k), probe=0.3, posted=posted)
+    by_action = {a: {r: c for (b, r), c in sorted(posted.items()) if b == a} for a in game.actions}
+    record_property("unlisted_moves_refused", by_action)
+    print(f"{game_id}: unlisted moves refused, by action and reason: {by_action}")
+    missing = [a for a, reasons in by_action.items() if not reasons]
+    assert not missing, f"{game_id}: no unlisted {missing} was posted (posted: {by_action})"
 
 
 @pytest.mark.parametrize(("game_id", "players"), CASES)

@@ -25,6 +25,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import Card, card_name, make_pack
 from ..checks import is_int, need, need_list
+from ..end_of_deal import end_deal
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -289,11 +290,8 @@ class Alkort(Game):
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "changes": changes, "unit": "points", "side": side, "outcome": record["outcome"],
                        "points": points})
-        if state["scores"][side] >= state["options"]["target_points"]:
-            state["phase"] = OVER
-            events.append({"type": "match_over", "winner": side})
-        else:
-            self.new_deal(state, events)
+        over = state["scores"][side] >= state["options"]["target_points"]
+        end_deal(self, state, events, over, final=lambda s: {"winner": side})
 
     # ----- views and the end ---------------------------------------------------------------
     def partner_card(self, state: State, seat: int | None) -> Card | None:

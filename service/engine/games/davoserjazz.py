@@ -36,6 +36,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, SUITS, Card, card_name
 from ..checks import is_int, need, need_list
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -297,7 +298,7 @@ class Davoserjazz(Game):
         n, opts = state["players"], state["options"]
         state["deal_no"] += 1
         rnd, hand = divmod(state["deal_no"] - 1, 7)
-        state.update(round=rnd + 1, hand=hand + 1, dealer=(opts["first_dealer"] + state["deal_no"] - 1) % n)
+        state.update(round=rnd + 1, hand=hand + 1, dealer=dealer_in_turn(state, n))
         state["hands"] = self.next_deal(state)["hands"]
         for key in (*TRICK_KEYS, *LAYOUT_KEYS):
             state.pop(key, None)
@@ -409,16 +410,20 @@ class Davoserjazz(Game):
                        "changes": list(points), "unit": "points", "round": state["round"], "hand": state["hand"],
                        "name": self.kind(state), "stopped_early": early})
         if state["hand"] < 7:
-            self.new_deal(state, events)
+            end_deal(self, state, events, False)
             return
         self.settle(state, events)
-        if state["round"] < state["options"]["rounds"]:
-            state["points"] = []
-            self.new_deal(state, events)
-        else:
-            state["phase"] = OVER
-            state["turn"] = None
-            events.append({"type": "match_over"})
+        over = state["round"] >= state["options"]["rounds"]
+        end_deal(self, state, events, over, final=self.no_turn, between=self.new_round)
+
+    def no_turn(self, state: State) -> News:
+        """The match over after the last round's qabbalah: nobody is on turn."""
+        state["turn"] = None
+        return {}
+
+    def new_round(self, state: State) -> None:
+        """The next round's table of points starts empty."""
+        state["points"] = []
 
     def round_record(self, state: State) -> dict[str, Any]:
         """The current round's record once its seven hands are scored: the points table, the totals, the pot

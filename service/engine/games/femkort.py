@@ -21,6 +21,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, Card
 from ..checks import is_int, need, need_list
+from ..end_of_deal import dealer_in_turn, end_deal
 from ..errors import IllegalMove
 from ..flow import Phase, Poll, Step, anyone, one_seat
 from ..moves import Action, Move, Param
@@ -87,7 +88,7 @@ class Femkort(Game):
         """A fresh deal: the next dealer, everyone's ante into the pot, five cards each."""
         n, ante = state["players"], state["options"]["ante"]
         state["deal_no"] += 1
-        state["dealer"] = (state["options"]["first_dealer"] + state["deal_no"] - 1) % n
+        state["dealer"] = dealer_in_turn(state, n)
         state["paid"] = [p + ante for p in state["paid"]]
         state["pot"] += n * ante
         state["phase"] = "play"
@@ -149,11 +150,7 @@ class Femkort(Game):
             changes[winner] += pot
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "winner": winner, "changes": changes, "unit": "chips", "pot": state["pot"]})
-        if over:
-            state["phase"] = OVER
-            events.append({"type": "match_over"})
-        else:
-            self.new_deal(state, events)
+        end_deal(self, state, events, over)
 
     def call(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]

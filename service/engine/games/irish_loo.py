@@ -32,6 +32,7 @@ from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, Card, card_name
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -166,7 +167,7 @@ class IrishLoo(Game):
         """The ante, the deal, the turn-up; under Club Law or in the closing deal nobody declares."""
         n, opts = state["players"], state["options"]
         state["deal_no"] += 1
-        state["dealer"] = (opts["first_dealer"] + state["deal_no"] - 1) % n
+        state["dealer"] = dealer_in_turn(state, n)
         state["chips"][state["dealer"]] -= opts["ante"]
         state["pot"] += opts["ante"]
         deal = self.next_deal(state)
@@ -308,7 +309,7 @@ class IrishLoo(Game):
     def settle(self, state: State, gains: list[int], looed: list[int], events: list[Event]) -> None:
         """Pay the deal (§6), then the next deal or the end (§2). When the settlement would leave a count no
         room below 2^53 - 1 for the next deal, the deal is settled as a closing deal and the match ends."""
-        n, opts, dealer = state["players"], state["options"], state["dealer"]
+        opts, dealer = state["options"], state["dealer"]
         loo = self.loo_payment(state)
         changes = [g - (loo if s in looed else 0) for s, g in enumerate(gains)]
         chips = [c + d for c, d in zip(state["chips"], changes)]
@@ -322,14 +323,16 @@ class IrishLoo(Game):
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": dealer,
                        "changes": [d - (opts["ante"] if s == dealer else 0) for s, d in enumerate(changes)],
                        "unit": "chips", "looed": looed, "pot": pot})
-        if not ends:
-            self.new_deal(state, events)
-            return
-        share = split_evenly(pot, self.seat_order(state))
-        shared = [share[s] for s in range(n)]
-        state["chips"] = [c + v for c, v in zip(chips, shared)]
-        state.update(pot=0, pot_shared=shared, phase=OVER)
-        events.append({"type": "match_over", "pot_shared": shared})
+        end_deal(self, state, events, ends, final=self.share_pot)
+
+    def share_pot(self, state: State) -> News:
+        """The match over: what is left in the pot is shared out, the odd chips one each from the last deal's
+        eldest."""
+        share = split_evenly(state["pot"], self.seat_order(state))
+        shared = [share[s] for s in range(state["players"])]
+        state["chips"] = [c + v for c, v in zip(state["chips"], shared)]
+        state.update(pot=0, pot_shared=shared)
+        return {"pot_shared": shared}
 
     def match_ends(self, state: State, chips: list[int], looed: list[int]) -> bool:
         opts, k, last_scheduled = state["options"], state["deal_no"], self.scheduled(state)

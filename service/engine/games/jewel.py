@@ -23,6 +23,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import JOKER, Card
 from ..checks import is_int, need, need_list
+from ..end_of_deal import dealer_in_turn, end_deal
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
 from ..jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
@@ -147,7 +148,7 @@ class Jewel(Game):
         """The next dealer, the open card, sixteen cards each, the rest as the stock (spec 3)."""
         n = state["players"]
         state["deal_no"] += 1
-        dealer = state["dealer"] = (state["options"]["first_dealer"] + state["deal_no"] - 1) % n
+        dealer = state["dealer"] = dealer_in_turn(state, n)
         cards = self.next_deal(state)
         state.update(open_card=cards["rest"][0], hands=cards["hands"], stock=cards["rest"][1:],
                      stock_no=1, discard=[], status=[ACTIVE] * n, turns_completed=[0] * n,
@@ -366,11 +367,8 @@ class Jewel(Game):
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "changes": changes, "unit": "points", "open_card": state["open_card"], "end": end,
                        "declarer": declarer, "seats": records, "matrix": [list(row) for row in chart.matrix]})
-        if state["deal_no"] == state["options"]["rounds"] * state["players"]:
-            state["phase"] = OVER
-            events.append({"type": "match_over", "scores": list(state["scores"])})
-        else:
-            self.new_deal(state, events)
+        over = state["deal_no"] == state["options"]["rounds"] * state["players"]
+        end_deal(self, state, events, over, final=lambda s: {"scores": list(s["scores"])})
 
     # ----- views, results and the totals carried between deals -----------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_pack_deal
 from ..cards import PIQUET_PACK, Card, card_name, suit_name
 from ..checks import is_int, need, need_list
+from ..end_of_deal import close_match, dealer_in_turn, end_deal
 from ..errors import IllegalMove, InvalidDeal
 from ..flow import Phase, Step, anyone, one_seat
 from ..moves import Action, Move, Param
@@ -157,7 +158,7 @@ class Klaberjass(Game):
         eight each, the dealer's last card face up), then the bidding."""
         n = state["players"]
         state["deal_no"] += 1
-        dealer = (state["options"]["first_dealer"] + state["deal_no"] - 1) % n
+        dealer = dealer_in_turn(state, n)
         state["dealer"] = dealer
         cards = self.next_deal(state)
         hands, turn_up, rest = cards["hands"], cards["rest"][0], cards["rest"][1:]
@@ -531,14 +532,12 @@ class Klaberjass(Game):
                 break
         events.append({"type": "deal_settled", "deal": state["deal_no"], "dealer": state["dealer"],
                        "changes": changes, "unit": "points", "winner": deal_winner, "raw": raw, "held": state["held"]})
-        if reached is not None:
-            self.end_match(state, reached, events)
-        else:
-            self.new_deal(state, events)
+        state["winner"] = reached  # None if no side reached the target: the match goes on
+        end_deal(self, state, events, reached is not None, final=lambda s: {"winner": s["winner"]})
 
     def end_match(self, state: State, side: int, events: list[Event]) -> None:
-        state.update(winner=side, phase=OVER)
-        events.append({"type": "match_over", "winner": side})
+        state["winner"] = side
+        close_match(state, events, {"winner": side})
 
     # ----- views and the end ---------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal, require_in_hand
 from ..cards import STANDARD_PACK, Card, card_name
 from ..checks import is_int, need, need_list
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -133,7 +134,7 @@ class Norrlandsknack(Game):
     def deal(self, state: State, events: list[Event]) -> None:
         """Deal ``deal_no`` (again, after an all-lurk throw-in): the dealer takes the turn-up; declarations open."""
         n = state["players"]
-        dealer = (state["options"]["first_dealer"] + state["deal_no"] - 1) % n
+        dealer = dealer_in_turn(state, n)
         state["dealer"] = dealer
         dealt = self.next_deal(state)
         hands, rest = dealt["hands"], dealt["rest"]
@@ -288,16 +289,20 @@ class Norrlandsknack(Game):
         changes = [a - b for a, b in zip(state["scores"], before)]
         events.append({"type": "deal_settled", **entry, "changes": changes, "unit": "points", "chips": chips,
                        "scores": list(state["scores"]), "pot": state["pot"]})
-        if 0 in state["scores"] or state["deal_no"] == state["options"]["max_deals"]:
-            shares = self.shares(state["scores"], self.forehand(state), state["pot"])
-            for s, won in shares.items():
-                state["chips"][s] += won
-            state["pot"] = 0
-            state["phase"] = OVER
-            events.append({"type": "match_over", "winners": list(shares), "shares": list(shares.values())})
-            return
+        over = 0 in state["scores"] or state["deal_no"] == state["options"]["max_deals"]
+        end_deal(self, state, events, over, final=self.share_pot, between=self.count_deal)
+
+    def share_pot(self, state: State) -> News:
+        """The match over: the pot goes to the seats at 0 (or the lowest, at the cap)."""
+        shares = self.shares(state["scores"], self.forehand(state), state["pot"])
+        for s, won in shares.items():
+            state["chips"][s] += won
+        state["pot"] = 0
+        return {"winners": list(shares), "shares": list(shares.values())}
+
+    def count_deal(self, state: State) -> None:
+        """The next deal has the next number (a deal dealt again after an all-lurk throw-in keeps its own)."""
         state["deal_no"] += 1
-        self.new_deal(state, events)
 
     @staticmethod
     def shares(scores: list[int], forehand: int, pot: int) -> dict[int, int]:

@@ -20,6 +20,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, clone, need_hand_sizes, need_pack_deal
 from ..cards import SUITS, Card, card_name
 from ..checks import is_int, need, need_dict, need_exact_keys, need_list
+from ..end_of_deal import News, close_match, dealer_in_turn, end_deal
 from ..errors import IllegalMove, InvalidDeal
 from ..flow import Phase, Step, anyone, one_seat
 from ..moves import Action, Move, Param
@@ -173,7 +174,7 @@ class Styrivolt(Game):
         opts, index = state["options"], state["dealings"]
         fixed = state["deals"][index] if index < len(state["deals"]) else None
         state["deal_no"] += 1
-        state["dealer"] = (opts["first_dealer"] + state["deal_no"] - 1) % 4
+        state["dealer"] = dealer_in_turn(state, 4)
         cards = self.next_deal(state)
         stock: list[Card] = cards["rest"]
         method = opts["chosen_suits_method"]
@@ -366,11 +367,10 @@ class Styrivolt(Game):
         opts = state["options"]
         if opts["match_end"] == "open":
             state["phase"] = "between_deals"
-        elif (state["deal_no"] >= opts["deals"] if opts["match_end"] == "deals"
-              else board_value(board) >= opts["target_crosses"]):
-            self.end_match(state, events)
-        else:
-            self.new_deal(state, events)
+            return
+        over = (state["deal_no"] >= opts["deals"] if opts["match_end"] == "deals"
+                else board_value(board) >= opts["target_crosses"])
+        end_deal(self, state, events, over, final=self.crosses_won)
 
     def next_deal_move(self, state: State, move: Move, events: list[Event]) -> None:
         events.append({"type": "next_deal", "seat": move["seat"]})
@@ -378,12 +378,11 @@ class Styrivolt(Game):
 
     def end_session(self, state: State, move: Move, events: list[Event]) -> None:
         events.append({"type": "end_session", "seat": move["seat"]})
-        self.end_match(state, events)
+        close_match(state, events, self.crosses_won(state))
 
-    def end_match(self, state: State, events: list[Event]) -> None:
-        state["phase"] = OVER
-        crosses = state["board"]["crosses"]
-        events.append({"type": "match_over", "winner": crosses["side"], "crosses": board_value(state["board"])})
+    def crosses_won(self, state: State) -> News:
+        """The match over: the side holding the crosses, and what they are worth."""
+        return {"winner": state["board"]["crosses"]["side"], "crosses": board_value(state["board"])}
 
     def partnerships(self, state: State) -> list[list[int]] | None:
         """A forfeit loses for the seat's side (docs/games/styrivolt.md, "A forfeit")."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, Card
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..errors import IllegalMove
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -124,7 +125,7 @@ class ThreeCardLoo(Game):
         """The ante, the deal, the turn-up; compulsory deals go straight to the play."""
         n, opts = state["players"], state["options"]
         state["deal_no"] += 1
-        dealer = state["dealer"] = dealer_of(opts, n, state["deal_no"])
+        dealer = state["dealer"] = dealer_in_turn(state, n)
         state["chips"][dealer] -= opts["ante"]
         state["pot"] += opts["ante"]
         deal = self.next_deal(state)
@@ -204,13 +205,14 @@ class ThreeCardLoo(Game):
         changes = [d - (opts["ante"] if s == dealer else 0) for s, d in enumerate(delta)]
         events.append({"type": "deal_settled", "deal": number, "dealer": dealer, "changes": changes,
                        "unit": "chips", "looed": looed, "pot": pot})
-        if not ends:
-            self.new_deal(state, events)
-            return
-        share = final_share(n, dealer, pot)
-        state["chips"] = [c + s for c, s in zip(chips, share)]
-        state.update(pot=0, pot_shared=share, phase=OVER)
-        events.append({"type": "match_over", "pot_shared": share})
+        end_deal(self, state, events, ends, final=self.share_pot)
+
+    def share_pot(self, state: State) -> News:
+        """The match over: what is left in the pot is shared out (§2)."""
+        share = final_share(state["players"], state["dealer"], state["pot"])
+        state["chips"] = [c + s for c, s in zip(state["chips"], share)]
+        state.update(pot=0, pot_shared=share)
+        return {"pot_shared": share}
 
     def settlement(self, state: State, closing: bool) -> tuple[list[int], int, list[int]]:
         """The accounts of the (finished) deal on the table: each seat's chips won or paid, the pot carried
@@ -262,10 +264,6 @@ class ThreeCardLoo(Game):
 
 
 # ----- the rules as functions of plain values --------------------------------------------
-def dealer_of(opts: Options, n: int, number: int) -> int:
-    return int(opts["first_dealer"] + number - 1) % n
-
-
 def is_closing(opts: Options, n: int, number: int) -> bool:
     return bool(opts["end_mode"] == "closing_deal" and number == opts["rounds"] * n)
 

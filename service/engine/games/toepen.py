@@ -26,6 +26,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_pack_deal
 from ..cards import PIQUET_PACK, Card
 from ..checks import is_int, need, need_list
+from ..end_of_deal import end_deal
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Poll, Step, anyone, one_seat
 from ..moves import Action, Move, Param
@@ -440,13 +441,11 @@ class Toepen(Game):
             over = sum(1 for e in state["eliminated"] if e is None) <= 1
         else:
             over = max(scores) >= target
-        if over:
-            state["phase"] = OVER
-            events.append({"type": "match_over"})
-            return
-        # the winner deals next, or the next survivor clockwise from him (2)
+        end_deal(self, state, events, over, between=lambda s: self.pass_deal(s, winner))
+
+    def pass_deal(self, state: State, winner: int) -> None:
+        """The winner deals next, or the next survivor clockwise from him (2)."""
         state["dealer"] = winner if state["eliminated"][winner] is None else IN_MATCH.next_seat(state, winner)
-        self.new_deal(state, events)
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:

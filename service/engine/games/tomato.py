@@ -33,6 +33,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import SPANISH_PACK, Card
 from ..checks import is_int, need, need_int, need_list
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
 from ..options import Option, Options
@@ -163,7 +164,7 @@ class Tomato(Game):
         """The next dealer (to the right) antes; an emptied pot takes the oldest side-pot; three cards each."""
         n, opts = state["players"], state["options"]
         state["deal_no"] += 1
-        dealer = state["dealer"] = (opts["first_dealer"] - state["deal_no"] + 1) % n
+        dealer = state["dealer"] = dealer_in_turn(state, n, -1)
         emptied = state["pot"] == 0
         state["chips"][dealer] -= opts["ante"]
         state["pot"] += opts["ante"]
@@ -305,16 +306,17 @@ class Tomato(Game):
                        "changes": changes, "unit": "chips", "outcome": outcome, "received": received,
                        "tomatoes": tomatoes, "pot": state["pot"], "side_pots": list(state["side_pots"])})
         reason = match_ends(opts, n, state["deal_no"], chips, state["pot"], state["side_pots"])
-        if reason is None:
-            self.new_deal(state, events)
-            return
-        pool = state["pot"] + sum(state["side_pots"])
-        split = split_evenly(pool, rightwards((state["dealer"] - 1) % n, n))
+        end_deal(self, state, events, reason is not None, final=lambda s: {"reason": reason, **self.share_pots(s)})
+
+    def share_pots(self, state: State) -> News:
+        """The match over: the pot and the side-pots are shared out, the odd chips in playing order."""
+        n, chips = state["players"], state["chips"]
+        split = split_evenly(state["pot"] + sum(state["side_pots"]), rightwards((state["dealer"] - 1) % n, n))
         state["shared"] = [split[s] for s in range(n)]
         for s in range(n):
             chips[s] += split[s]
-        state.update(pot=0, side_pots=[], phase=OVER)
-        events.append({"type": "match_over", "reason": reason, "pot_shared": list(state["shared"])})
+        state.update(pot=0, side_pots=[])
+        return {"pot_shared": list(state["shared"])}
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:

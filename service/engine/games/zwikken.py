@@ -35,6 +35,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import Card, make_pack
 from ..checks import is_int, need, need_int, need_list
+from ..end_of_deal import News, dealer_in_turn, end_deal
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
 from ..moves import Action, Move, Param
@@ -215,7 +216,7 @@ class Zwikken(Game):
         """The next dealer, everyone's stake into the pot, three cards each and the turn-up."""
         opts = state["options"]
         state["deal_no"] += 1
-        state["dealer"] = (opts["first_dealer"] + state["deal_no"] - 1) % SEATS
+        state["dealer"] = dealer_in_turn(state, SEATS)
         self.pay_each(state, opts["stake"])
         cards = self.next_deal(state)
         state.update(hands=cards["hands"], turn_up=cards["rest"][0], rest=cards["rest"][1:], dead=[], turns=1,
@@ -393,15 +394,15 @@ class Zwikken(Game):
                        "zwik": dict(zwik) if zwik else None, "turns": state["turns"], "at_stake": at_stake,
                        "pot": state["pot"]})
         reason = match_ends(opts, state["deal_no"], state["chips"], state["pot"])
-        if reason is None:
-            self.new_deal(state, events)
-            return
+        end_deal(self, state, events, reason is not None, final=lambda s: {"reason": reason, **self.share_pot(s)})
+
+    def share_pot(self, state: State) -> News:
+        """The match over: the pot is shared out, the odd chips from eldest."""
         shares = split_evenly(state["pot"], order_from(self.eldest(state), SEATS))
         for seat, share in shares.items():
             state["chips"][seat] += share
-        events.append({"type": "match_over", "reason": reason, "pot_shared": [shares[s] for s in range(SEATS)]})
         state["pot"] = 0
-        state["phase"] = OVER
+        return {"pot_shared": [shares[s] for s in range(SEATS)]}
 
     def result(self, state: State) -> dict[str, Any] | None:
         if state["phase"] != OVER:
