@@ -23,12 +23,11 @@ from ... import engine
 from ...config import Config
 from ...storage import SessionStore
 from ...storage.notify import wait_on
-from ..wsgi import limits, observability
+from ..wsgi import limits, observability, scheduling
 from ..schemas import requests as schemas
 from .errors import ApiError
 from .json import body, reply
 from ...sessions.service import SID, SessionService, not_found
-from ..wsgi.turns import off_the_connection
 
 bp = Blueprint("sessions", __name__)
 
@@ -124,7 +123,7 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
             seat = sessions.seat_of(session, authorization, required=False)
             if session.version <= after:
                 present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
-                observability.wait_without_turn()
+                scheduling.about_to_wait()
                 wait_on(watch, st, sid, after, waited, session.version)
                 session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
                 if session.version <= after:
@@ -133,7 +132,7 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
     except BaseException:
         present.close()
         raise
-    answer.call_on_close(lambda: off_the_connection(present.close))  # a client polls again at once
+    scheduling.after_response(answer, present.close)  # a client polls again at once
     return answer
 
 

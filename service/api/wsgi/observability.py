@@ -305,13 +305,6 @@ class ObservedFlask(Flask):
 _sync: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
-def wait_without_turn() -> None:
-    """This request is about to wait for a move: it gives its turn back (service/api/wsgi/turns.py)."""
-    turns = getattr(current_app._get_current_object(), "turns", None)  # type: ignore[attr-defined]
-    if turns is not None:
-        turns.give_back(request.environ)
-
-
 def label_game(game: str) -> None:
     """Label this request's metrics and access line with a game found other than in its URL (a session's)."""
     request.environ[GAME] = game
