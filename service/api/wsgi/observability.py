@@ -23,11 +23,12 @@ from typing import Any
 
 import orjson
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from ... import engine
-from .routing import KeptMatchMap
+from ...speedups.prometheus_client import add_observations
+from ...speedups.werkzeug import KeptMatchMap
 from .turns import Turns
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -208,13 +209,7 @@ class Tally:
         for key, n in counts.items():
             self._child(key).inc(n)
         for key, (total, buckets) in observed.items():
-            child = self._child(key)
-            # a histogram child keeps its sum and a count per bucket (not cumulative): what ``observe`` adds
-            # to one at a time, added here once per label set and bucket
-            child._sum.inc(total)
-            for i, n in enumerate(buckets):
-                if n:
-                    child._buckets[i].inc(n)
+            add_observations(self._child(key), total, buckets)
 
     def _child(self, key: tuple[Any, tuple[str, ...]]) -> Any:
         child = self.children.get(key)
