@@ -70,10 +70,6 @@ def configure_logging(level: str) -> None:
     handler.setFormatter(JsonFormatter())
     root.handlers[:] = [handler]
     root.setLevel(level)
-    # What no line of ours shows, and every record would otherwise compute (the logging HOWTO's
-    # "Optimization"): the caller's file and line (a walk up the stack). Not the process id or thread: other
-    # formats in the same process use them (gunicorn's error log prints "[%(process)d]").
-    logging._srcfile = None  # type: ignore[attr-defined]
 
 
 def observe_redis(op: str, seconds: float, ok: bool) -> None:
