@@ -6,8 +6,8 @@ Each worker writes ``$STALL_DIR/<pid>.json``: how late a 10 ms sleep woke, every
 greenlet waited for its turn in that worker), and every garbage collection that took more than 1 ms of wall
 time or was not of the youngest generation. docs/performance.md ("Wake-ups under saturation") reports one run.
 With ``STALL_CENSUS=1`` it also counts, by type, the young objects each collection goes through, and the
-cyclic garbage of a few seconds (``gc.DEBUG_SAVEALL``): that is how Werkzeug's matcher was found (service/api/
-routing.py). With ``STALL_LONGPOLL=1`` it times each step of a long-poll woken by a move, and every wait over
+cyclic garbage of a few seconds (``gc.DEBUG_SAVEALL``): that is how Werkzeug's matcher was found (service/
+speedups/werkzeug.py). With ``STALL_LONGPOLL=1`` it times each step of a long-poll woken by a move, and every wait over
 5 ms for the move listener's locks: that is how the listener's lock was found (service/storage/notify.py).
 """
 from __future__ import annotations

@@ -48,37 +48,18 @@ TIMEOUT_BODY = (b'{"type":"urn:card-referee:problem:request_timeout","title":"Re
                 b'"detail":"The request body did not arrive in time.","code":"request_timeout"}')
 
 
-def _timed_gevent_worker() -> type:
-    """gunicorn's gevent worker, reading each request's body within ``body_timeout`` seconds before the app
-    sees it (the app then reads it from memory): a client that sends half a body and stalls is answered 408
-    and closed instead of holding its connection, and its greenlet, for as long as it likes."""
-    import io
-
-    import gevent
-    from gunicorn.workers.ggevent import GeventWorker
-
-    class TimedGeventWorker(GeventWorker):
-        def handle_request(self, listener_name, req, sock, addr):  # noqa: ANN001, ANN201 - gunicorn's signature
-            from service.app import MAX_BODY  # in the worker, once gevent has patched it (the app imported it)
-            timer = gevent.Timeout(body_timeout)
-            timer.start()
-            try:  # at most one byte past the largest body: the app answers 413 past it
-                req.body = io.BytesIO(req.body.read(MAX_BODY + 1))
-            except gevent.Timeout as fired:
-                if fired is not timer:
-                    raise
-                self.log.info("closed a connection whose body stalled (%s)", addr)
-                sock.sendall(REQUEST_TIMEOUT % (len(TIMEOUT_BODY), TIMEOUT_BODY))
-                raise StopIteration("request body timed out") from None
-            finally:
-                timer.close()
-            return super().handle_request(listener_name, req, sock, addr)
-
-    return TimedGeventWorker
+def _max_body() -> int:
+    from service.app import MAX_BODY  # in the worker, once gevent has patched it (the app imported it)
+    return MAX_BODY
 
 
+body_timeout = _int_env("BODY_TIMEOUT", 20)  # seconds; "Stalled connections" below
 if worker_class == "gevent":
-    worker_class = _timed_gevent_worker()
+    # each body read within body_timeout before the app sees it (a reach into gunicorn's worker: in
+    # service/speedups/gunicorn.py, with the other reaches into libraries' internals)
+    from service.speedups.gunicorn import timed_gevent_worker
+    worker_class = timed_gevent_worker(body_timeout, _max_body,
+                                       REQUEST_TIMEOUT % (len(TIMEOUT_BODY), TIMEOUT_BODY))
 # Each greenlet (one per connection) would record the stack that spawned it, ten small objects that the
 # collector walks for as long as the connection waits: 2,000 waiting clients made 20,000 of them. Nothing
 # of ours reads that record.
@@ -94,7 +75,6 @@ graceful_timeout = 20
 # the gevent worker applies to exactly that wait: also how long an idle connection is kept), and its body
 # BODY_TIMEOUT seconds after its headers; otherwise the connection is closed (the body's with a 408).
 keepalive = _int_env("HEADER_TIMEOUT", 5)
-body_timeout = _int_env("BODY_TIMEOUT", 20)
 accesslog = None  # the app writes one structured JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()

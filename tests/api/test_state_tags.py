@@ -76,6 +76,23 @@ def test_a_tag_is_the_hmac_sha256_of_the_game_and_the_state_bytes(size: int) -> 
             assert base64.urlsafe_b64decode(tag[len(codec.TAG_PREFIX):] + "=") == expected
 
 
+@pytest.mark.parametrize("key", [b"k", bytes(range(32)), bytes(range(64)), bytes(range(65)), bytes(range(100))], ids=len)
+def test_the_tags_of_real_states_are_hmac_sha256_under_keys_of_every_length(key: bytes) -> None:
+    """Keys shorter than SHA-256's 64-byte block are padded, as long ones used as they are, longer ones hashed
+    first (RFC 2104): tagged states of every game, some past the 2 KiB slices, under each."""
+    tagger = codec.StateTagger(key)
+    rng = random.Random(len(key))
+    for game in GAMES:
+        state = engine.new_match(game, engine.get_game(game).default_players, {}, "5eed")
+        for _ in range(rng.randrange(1, 40)):
+            if engine.is_finished(state):
+                break
+            state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
+        state_json = orjson.dumps(state)
+        expected = hmac.digest(key, codec.TAG_DOMAIN + game.encode() + b"\x00" + state_json, "sha256")
+        assert tagger.tag(game, state_json) == codec.TAG_PREFIX + base64.urlsafe_b64encode(expected).decode()[:43]
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_match_played_with_tags_never_needs_the_full_check(client: FlaskClient, no_full_check: list[str],
                                                              game: str) -> None:

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import io
 
-import gevent
-import pytest
 from gevent.lock import Semaphore
 
-from service.api.wsgi import turns as turns_module
 from service.api.wsgi.turns import Turns
 
 
@@ -66,13 +63,3 @@ def test_reads_of_a_session_take_no_turn_and_its_moves_do() -> None:
     t.give_back(move)
     assert t._semaphore.counter == 1
 
-
-def test_bookkeeping_after_an_answer_runs_off_the_connection_under_gevent(monkeypatch: pytest.MonkeyPatch) -> None:
-    ran: list[str] = []
-    turns_module.off_the_connection(lambda: ran.append("in place"))
-    assert ran == ["in place"]  # threads: nothing to gain
-    monkeypatch.setattr(turns_module, "under_gevent", lambda: True)
-    turns_module.off_the_connection(lambda: ran.append("later"))
-    assert ran == ["in place"]  # the connection goes on to its next request first
-    gevent.sleep(0)
-    assert ran == ["in place", "later"]

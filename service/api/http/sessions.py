@@ -23,7 +23,7 @@ from ... import engine
 from ...config import Config
 from ...storage import Session, SessionStore
 from ...storage.notify import wait_on
-from ..wsgi import limits, observability
+from ..wsgi import limits, observability, scheduling
 from ..schemas import requests as schemas
 from .auth import bearer_token, token_needed, token_refused
 from .errors import ApiError
@@ -33,7 +33,6 @@ from ...sessions.moves import MoveRequest, move_request
 from ...sessions.seats import seat_holding
 from ...sessions.service import SessionService
 from ...sessions.stored import SID
-from ..wsgi.turns import off_the_connection
 from ..openapi import sessions as contract
 from ..openapi.operations import Body, documented
 from ..openapi.shapes import location, ok, problem_response, ref, too_many, with_headers
@@ -194,7 +193,7 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
             seat = seat_of(session, authorization, required=False)
             if session.version <= after:
                 present.enter_context(sessions.present(session, seat, waited + PRESENCE_GRACE))
-                observability.wait_without_turn()
+                scheduling.about_to_wait()
                 wait_on(watch, st, sid, after, waited, session.version)
                 session = sessions.find(sid, recent=True)  # the move's notification usually left its state here
                 if session.version <= after:
@@ -203,7 +202,7 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
     except BaseException:
         present.close()
         raise
-    answer.call_on_close(lambda: off_the_connection(present.close))  # a client polls again at once
+    scheduling.after_response(answer, present.close)  # a client polls again at once
     return answer
 
 

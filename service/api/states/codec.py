@@ -47,7 +47,10 @@ class StateTagger:
 
     HMAC-SHA256 is computed from two SHA-256 contexts keyed once (inner and outer pad, RFC 2104), and the
     inner one is also fed the domain and the game id once per game: a tag then costs two context copies and
-    the hashing of the state, all under the GIL (see ``_SLICE``)."""
+    the hashing of the state, all under the GIL (see ``_SLICE``). ``hmac``'s own objects, keyed and copied the
+    same way (``hmac.new(...).copy()``), give the same tags for 1.1 us more a tag and 11 us (4 %) more a tagged
+    ``/move`` (``python -m bench.speedups tag``, CPU time); tests/api/test_state_tags.py checks every tag
+    against ``hmac.digest``."""
 
     def __init__(self, key: bytes) -> None:
         block = (hashlib.sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\x00")

@@ -8,18 +8,17 @@ hears the move, once for its own greenlet (docs/performance.md, "Wake-ups under 
 request past the first ``REQUEST_TURNS`` parks on a semaphore right after gunicorn has read it, and a woken waiter,
 which does not take a turn, runs before all the parked ones: it waits behind at most that many requests.
 
-A request waiting for a move gives its turn back before it waits (``give_back``) and does not take one
-again: what it does once woken is small (the seat's view of a state it was handed). A read of a session (a
-``GET`` under ``/v1/sessions/``: a view, a long-poll, an event stream, a log) takes no turn at all: it is
-what a waiting client sends (a Redis read and a seat's view), and behind the parked requests a poll that
-answers at once would be as late as a loaded request (docs/performance.md, "The collector, the router and
-the listener's lock"). Under the gthread
-worker (or no gunicorn at all) there are no turns: the operating system schedules the threads.
+A request waiting for a move gives its turn back before it waits (``give_back``, which its handler asks
+for through ``scheduling.about_to_wait``) and does not take one again: what it does once woken is small (the
+seat's view of a state it was handed). A read of a session (a ``GET`` under ``/v1/sessions/``: a view, a
+long-poll, an event stream, a log) takes no turn at all: it is what a waiting client sends (a Redis read and
+a seat's view), and behind the parked requests a poll that answers at once would be as late as a loaded
+request (docs/performance.md, "The collector, the router and the listener's lock"). Under the gthread worker
+(or no gunicorn at all) there are no turns: the operating system schedules the threads.
 """
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 from ...greenlets import under_gevent
@@ -48,17 +47,6 @@ class Turns:
     def give_back(self, environ: dict[str, Any]) -> None:
         if environ.pop(_HELD, False):
             self._semaphore.release()
-
-
-def off_the_connection(fn: Callable[[], None]) -> None:
-    """Run ``fn`` (bookkeeping once an answer is sent) so that the connection does not wait for it: under
-    gevent in a greenlet of its own, so that a client's next request, already sent, is read at once; else
-    (threads: the next request waits either way for a thread) in place."""
-    if under_gevent():
-        from gevent import spawn
-        spawn(fn)
-    else:
-        fn()
 
 
 def is_session_read(environ: dict[str, Any]) -> bool:

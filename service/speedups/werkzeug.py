@@ -1,4 +1,4 @@
-"""URL matching that leaves no garbage for the cycle collector.
+"""Werkzeug: URL matching that leaves no garbage for the cycle collector.
 
 Werkzeug's matcher builds a recursive closure for every match: a function whose closure holds itself, a
 reference cycle of eight objects that only the garbage collector can free. It was the only cyclic garbage a
@@ -6,7 +6,18 @@ loaded worker made, and it alone set the collector going: a pause of the whole w
 requests, and every waiting client of that worker waiting with it (docs/performance.md, "The collector, the
 router and the listener's lock"). The routes a worker serves are few and come back (a game's ``/move``, a
 session's moves and streams), so a successful match is kept and reused; a path seen for the first time, or
-that does not match, goes through Werkzeug's matcher as before.
+that does not match, goes through Werkzeug's matcher as before. The public API has no hook for this: the
+matcher is Werkzeug's internal ``StateMachineMatcher``, which ``Map`` keeps in ``_matcher``.
+
+Measured (``python -m bench.speedups matcher``, CPU time, the service's own URL map): Werkzeug's matcher costs
+8.2 us a bind and match and leaves 8 objects for the collector, a kept match 2.3 us and none; a tagged
+``/move`` costs 20 us (10 %) more with Werkzeug's own map.
+
+Relies on: ``werkzeug.routing.matcher.StateMachineMatcher`` (``__init__(merge_slashes)``, ``add(rule)``,
+``update()``, ``match(domain, path, method, websocket)`` returning the rule and its converted values or
+raising), ``Map._matcher`` (made in ``Map.__init__``, used by ``Map.add``, ``Map.update`` and
+``MapAdapter.match``), and a match depending on nothing but those four arguments and the rules.
+tests/speedups/test_werkzeug.py checks each, and that every answer is Werkzeug's own.
 """
 from __future__ import annotations
 
