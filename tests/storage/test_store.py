@@ -297,9 +297,16 @@ def test_a_moves_commands_reuse_idle_connections_and_none_from_before_a_fork(
     for _ in range(3):
         assert s.load("s" * 22) is not None
     assert len(s.topology.lane.idle) == 1  # one after another: one connection
-    threads = [threading.Thread(target=lambda: s.topology.lane("BLPOP", prefix + "nothing", 0.1)) for _ in range(3)]
+    # three commands surely in flight at once: each blocks until the list gets an item, pushed only once Redis
+    # counts three blocked clients (a loaded machine may start the threads far apart)
+    threads = [threading.Thread(target=lambda: s.topology.lane("BLPOP", prefix + "queue", 30)) for _ in range(3)]
     for t in threads:
         t.start()
+    client = redis.Redis.from_url(redis_server.url)
+    deadline = time.monotonic() + 30
+    while client.info("clients")["blocked_clients"] < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    client.rpush(prefix + "queue", 1, 2, 3)
     for t in threads:
         t.join()
     assert len({id(c) for c in s.topology.lane.idle}) == 3
