@@ -23,7 +23,7 @@ from ... import engine
 from ...config import Config
 from ...storage import SessionStore
 from ...storage.notify import wait_on
-from ..wsgi import limits, observability
+from ..wsgi import limits, observability, offload
 from ..schemas import requests as schemas
 from .errors import ApiError
 from .json import body, reply
@@ -82,6 +82,12 @@ def query_seconds(name: str) -> float:
 @bp.post("/v1/sessions")
 def create() -> Response:
     limits.take_session(store(), config())
+    return created()
+
+
+@offload.costly(uses_store=True, when=limits.may_fix_many_deals)
+def created() -> Response:
+    """A session (its quota taken); one fixing many explicit deals in a helper process (wsgi/offload.py)."""
     payload = body()
     limits.check_counts(payload, config().max_deals)
     spec = schemas.load(schemas.SESSION_CREATE, payload)
