@@ -10,15 +10,13 @@ import signal
 import sys
 
 
-def lower_priority() -> str:
+def lower_priority() -> None:
     """Run from now on only when no other process of this group wants the core (SCHED_IDLE: a waking process
     of another policy preempts it at once), or at nice 19 where that policy is refused."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return "idle"
     except (AttributeError, OSError):
         os.nice(19 - os.nice(0))
-        return "nice 19"
 
 
 if __name__ == "__main__":
