@@ -63,8 +63,15 @@ def typical_replay() -> bytes:
 
 
 def styrivolt_replay(options: dict[str, Any] | None, moves: int) -> bytes:
+    body: dict[str, Any] = {"players": 4, "seed": "c0ffee", "moves": random_moves("styrivolt", 4, options, moves)}
+    return orjson.dumps(body if options is None else {**body, "options": options})
+
+
+def random_moves(game: str, players: int, options: dict[str, Any] | None, moves: int,
+                 seed: str = "c0ffee") -> list[dict[str, Any]]:
+    """The first ``moves`` moves (all of them if the match ends first) of a match played at random from ``seed``."""
     rng = random.Random(7)
-    state = engine.new_match("styrivolt", 4, options, "c0ffee")
+    state = engine.new_match(game, players, options, seed)
     played: list[dict[str, Any]] = []
     while len(played) < moves and not engine.is_finished(state):
         move = dict(rng.choice(engine.legal_moves(state)))
@@ -72,8 +79,7 @@ def styrivolt_replay(options: dict[str, Any] | None, moves: int) -> bytes:
             move[key] = rng.sample(span["from"], span["choose"]) if "choose" in span else span["min"]
         state, _ = engine.apply(state, move, in_place=True)
         played.append(move)
-    body: dict[str, Any] = {"players": 4, "seed": "c0ffee", "moves": played}
-    return orjson.dumps(body if options is None else {**body, "options": options})
+    return played
 
 
 def largest_session(deals: int) -> bytes:

@@ -11,7 +11,6 @@ The work is counted (moves applied, deals checked, matches started in this proce
 from __future__ import annotations
 
 import os
-import random
 import signal
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from bench.hostile import random_moves
 from service import engine
 from service.api.wsgi import limits, observability, offload
 from service.app import create_app
@@ -65,17 +65,7 @@ def apps(redis_server: RedisServer) -> Iterator[tuple[Flask, Flask]]:
 
 
 def played(game: str, players: int, moves: int) -> list[dict[str, Any]]:
-    """The first ``moves`` moves of a match played at random from seed SEED."""
-    rng = random.Random(3)
-    state = engine.new_match(game, players, None, SEED)
-    out: list[dict[str, Any]] = []
-    while len(out) < moves and not engine.is_finished(state):
-        move = dict(rng.choice(engine.legal_moves(state)))
-        for key, span in move.pop("ranges", {}).items():
-            move[key] = rng.sample(span["from"], span["choose"]) if "choose" in span else span["min"]
-        state, _ = engine.apply(state, move, in_place=True)
-        out.append(move)
-    return out
+    return random_moves(game, players, None, moves, SEED)
 
 
 @pytest.fixture(autouse=True)
