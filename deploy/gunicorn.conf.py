@@ -75,6 +75,10 @@ graceful_timeout = 20
 # the gevent worker applies to exactly that wait: also how long an idle connection is kept), and its body
 # BODY_TIMEOUT seconds after its headers; otherwise the connection is closed (the body's with a 408).
 keepalive = _int_env("HEADER_TIMEOUT", 5)
+# Helper processes of each worker for the costly requests (a replay, a session fixing explicit deals), run
+# only on CPU time no worker wants (service/api/wsgi/offload.py; docs/performance.md, "Hostile bodies"). 0: the
+# workers do that work themselves, in slices.
+costly_helpers = _int_env("COSTLY_HELPERS", 1, low=0)
 accesslog = None  # the app writes one structured JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
@@ -100,10 +104,18 @@ def post_worker_init(worker):  # noqa: ANN001 - gunicorn hook
     A full collection walks every tracked object: with 2,000 waiting clients a worker paused 850-1,260 ms (70-115
     ms of CPU on the loaded 2-core benchmark machine) three times in a 30 s run, and every waiter of that worker
     waited with it; with these settings it was once a run, at about 310-330 ms (71-78 ms of CPU)
-    (docs/performance.md, "Waiting clients")."""
+    (docs/performance.md, "Waiting clients"). First, the worker's helpers for costly requests are started."""
+    from service.api.wsgi import offload
+    offload.start(worker.wsgi, costly_helpers)
     import gc
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
+
+
+def worker_exit(server, worker):  # noqa: ANN001 - gunicorn hook
+    """The worker's helper processes end with it, also one still working."""
+    from service.api.wsgi import offload
+    offload.stop(worker.wsgi)
 
 
 def post_request(worker, req, environ, resp):  # noqa: ANN001 - gunicorn hook

@@ -53,7 +53,7 @@ def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
 
 
 @pytest.mark.parametrize("name, value", [("PORT", "eighty"), ("WEB_CONCURRENCY", "0"), ("SESSION_TTL", "x"),
-                                         ("SEALING_KEY", "abc")])
+                                         ("SEALING_KEY", "abc"), ("COSTLY_HELPERS", "-1")])
 def test_gunicorn_refuses_to_start_with_one_clear_line(name: str, value: str) -> None:
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": "8799", name: value}
     env.pop("REDIS_URL", None)

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, current_app
 from ... import engine
 from ...engine import Event, IllegalMove, State
 from ...config import Config
-from ..wsgi import limits
+from ..wsgi import limits, offload
 from ..schemas import requests as schemas
 from ..states.codec import StateCodec
 from ..openapi import stateless as contract
@@ -130,6 +130,12 @@ def view(game: str) -> Response:
             responses={"200": ok(ref("Envelope"), "The final state."), **contract.refusals("games.replay")})
 def replay(game: str) -> Response:
     engine.get_game(game)
+    return replayed(game)
+
+
+@offload.costly()
+def replayed(game: str) -> Response:
+    """A known game's replay: in a helper process when the worker has them (service/api/wsgi/offload.py)."""
     payload = body()
     limits.check_counts(payload, config().max_deals, config().max_moves)
     req = schemas.load_replay(payload)

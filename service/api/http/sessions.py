@@ -23,7 +23,7 @@ from ... import engine
 from ...config import Config
 from ...storage import Session, SessionStore
 from ...storage.notify import wait_on
-from ..wsgi import limits, observability, scheduling
+from ..wsgi import limits, observability, offload, scheduling
 from ..schemas import requests as schemas
 from .auth import bearer_token, token_needed, token_refused
 from .errors import ApiError
@@ -145,6 +145,12 @@ def read_reason(raw: bytes) -> str | None:
                        "503": contract.UNAVAILABLE, "429": too_many(creating_a_session=True)})
 def create() -> Response:
     limits.take_session(store(), config())
+    return created()
+
+
+@offload.costly(uses_store=True, when=limits.may_fix_many_deals)
+def created() -> Response:
+    """A session (its quota taken); one fixing many explicit deals in a helper process (wsgi/offload.py)."""
     payload = body()
     limits.check_counts(payload, config().max_deals)
     spec = schemas.load(schemas.SESSION_CREATE, payload)

@@ -2,9 +2,11 @@
 
 Every endpoint reads at most its own body size (``BODY_LIMITS``: what its largest valid request needs, far
 below the 4 MiB the server reads at most); the counts a body gives (explicit deals, a replay's moves) are
-checked on the parsed JSON before any entry is validated (``check_counts``); a replay's moves are applied in
-slices of a few milliseconds that let a gevent worker serve its other connections in between (``Slicer``). docs/deployment.md,
-"Limits and timeouts", gives the numbers and the work each endpoint's largest accepted body costs.
+checked on the parsed JSON before any entry is validated (``check_counts``). The costly work itself (a
+replay, a match's explicit deals) is done by the worker's helper processes at the lowest CPU priority
+(offload.py); without helpers, in slices of a few milliseconds that let a gevent worker serve its other
+connections in between (``Slicer``). docs/deployment.md, "Limits and timeouts", gives the numbers and the work
+each endpoint's largest accepted body costs.
 
 Quotas: how many sessions one client may create, and how many requests it may make, in each fixed window of
 time. Counted in the session store (Redis: shared by every worker and server).
@@ -42,6 +44,7 @@ BODY_LIMITS: dict[str, int] = {
     "games.move": 1024 * KIB, "games.legal": 1024 * KIB, "games.view": 1024 * KIB,
     "sessions.create": 256 * KIB,
 }
+FEW_DEALS_BYTES = 4 * KIB  # a body this small fixes four Jewel deals at most: half a millisecond of checks
 DEFAULT_BODY_LIMIT = 64 * KIB  # a session's move (4 KiB checked again by the service), a concession, an abort
 SLICE_SECONDS = 0.005  # work a long request does between two chances for its worker to serve other requests
 # How a slice ends: a timer this short, not sleep(0). sleep(0) resumes the greenlet from the loop's callback
@@ -68,6 +71,13 @@ def check_counts(payload: Any, max_deals: int, max_moves: int | None = None) -> 
     if max_moves is not None and type(moves) is list and len(moves) > max_moves:
         raise ApiError(422, "limit_exceeded", f"A replay takes at most {max_moves} moves (MAX_MOVES, the most a "
                                               f"session's log holds), not {len(moves)}.", limit="moves")
+
+
+def may_fix_many_deals(raw: bytes) -> bool:
+    """Whether a match's creation body is large enough to fix more than a few explicit deals, whose checks are
+    what makes a creation costly (service/api/wsgi/offload.py). A Jewel deal is about 900 bytes; a creation
+    without explicit deals is a few hundred. The size says enough: nothing is parsed to tell."""
+    return len(raw) > FEW_DEALS_BYTES
 
 
 class Slicer:
