@@ -101,3 +101,21 @@ def _ops(app: Flask) -> None:
     @documented("openapi", "This document.", responses={"200": text("application/yaml", "OpenAPI document")})
     def openapi() -> Response:
         return Response(spec, mimetype="application/yaml")
+
+
+def helper_app(config: Config) -> Flask:
+    """The app of a helper process for costly requests (service/api/wsgi/offload.py): what a costly handler
+    reads from its app (the configuration, the state codec, the session store and service) and the error
+    handlers that turn its refusals into answers. Every blueprint is imported above, so every costly handler
+    has registered. Nothing runs in the background: the serving workers apply the clocks and direct the
+    tournaments."""
+    app = Flask(__name__)
+    app.extensions["card_referee_config"] = config
+    # without a tag key states are sealed (``start`` checked), and a sealing codec takes no tag key
+    app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or b"",
+                                              config.require_state_tag)
+    app.extensions["session_store"] = store = store_for(config, observability.observe_redis)
+    app.extensions["session_service"] = service_for(store, config)
+    observability.configure_logging(config.log_level)
+    errors.register(app)
+    return app

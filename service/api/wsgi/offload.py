@@ -34,7 +34,7 @@ from typing import Any, TypeVar, cast
 from flask import Flask, Response, current_app, request
 
 from ...config import Config
-from . import observability
+from . import observability, scheduling
 
 log = logging.getLogger("service.api")
 EXTENSION = "costly_helpers"
@@ -122,7 +122,7 @@ class Helpers:
         """The response of the costly handler ``name`` to the current request (body ``raw``), made by a helper."""
         job = pickle.dumps((name, args, kwargs, wsgi_variables(request.environ, len(raw)), raw),
                            protocol=pickle.HIGHEST_PROTOCOL)
-        observability.wait_without_turn()  # waiting, not working: the worker's other requests go first
+        scheduling.about_to_wait()  # waiting, not working: the worker's other requests go first
         helper = self._idle.get()
         try:
             status, headers, body, markers = pickle.loads(helper.ask(job))
@@ -208,29 +208,7 @@ def _read(sock: socket.socket, size: int) -> bytes | None:
     return bytes(buffer)
 
 
-# ----- the helper process (started as service/api/wsgi/helper.py) ---------------------------
-def helper_app(config: Config) -> Flask:
-    """What a costly handler reads from its app: the configuration, the state codec, the session store and
-    service, and the error handlers that turn its refusals into answers. Nothing runs in the background: the
-    serving workers apply the clocks and direct the tournaments."""
-    from ... import app as _every_handler  # noqa: F401 - imports each blueprint: its costly handlers register
-    from ...storage import store_for
-    from ..http import errors
-    from ..http.sessions import service_for
-    from ..states.codec import codec_for
-
-    app = Flask(__name__)
-    app.extensions["card_referee_config"] = config
-    # without a tag key states are sealed (``start`` checked), and a sealing codec takes no tag key
-    app.extensions["state_codec"] = codec_for(config.sealing_key, config.state_tag_key or b"",
-                                              config.require_state_tag)
-    app.extensions["session_store"] = store = store_for(config, observability.observe_redis)
-    app.extensions["session_service"] = service_for(store, config)
-    observability.configure_logging(config.log_level)
-    errors.register(app)
-    return app
-
-
+# ----- the helper process (started as ``python -m service.api.wsgi.helper``) ----------------------
 def run(app: Flask, job: bytes) -> bytes:
     """A job's answer: the status, headers and body of the handler's response, and the markers it left."""
     name, args, kwargs, variables, raw = pickle.loads(job)
@@ -247,13 +225,14 @@ def run(app: Flask, job: bytes) -> bytes:
                             protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def serve(fd: int) -> None:
-    """A helper's life: its configuration, then one job after the other until the worker closes the socket."""
+def serve(fd: int, make_app: Callable[[Config], Flask]) -> None:
+    """A helper's life: its configuration (``make_app`` builds the app from it: service.app.helper_app), then
+    one job after the other until the worker closes the socket."""
     sock = socket.socket(fileno=fd)
     sock.setblocking(True)  # gevent made both ends of the pair non-blocking
     first = receive(sock)
     if first is None:
         return
-    app = helper_app(pickle.loads(first))
+    app = make_app(pickle.loads(first))
     while (job := receive(sock)) is not None:
         send(sock, run(app, job))

@@ -23,4 +23,5 @@ if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops gunicorn, whose workers stop their helpers
     lower_priority()
     from service.api.wsgi.offload import serve
-    serve(int(sys.argv[1]))
+    from service.app import helper_app
+    serve(int(sys.argv[1]), helper_app)
