@@ -50,7 +50,7 @@ def longest_replay(moves: int) -> bytes:
         move = dict(rng.choice(engine.legal_moves(state)))
         for key, span in move.pop("ranges", {}).items():
             move[key] = rng.sample(span["from"], span["choose"]) if "choose" in span else span["min"]
-        state, _ = engine.apply(state, move, in_place=True)
+        state, _ = engine.apply(state, move)
         played.append(move)
     return orjson.dumps({"players": 4, "options": options, "seed": "c0ffee", "moves": played})
 
