@@ -4,7 +4,7 @@ Registered by bench/app.py on top of the service's own app, never in a deploymen
 openapi.yaml. They run inside the same app as the real endpoints, so they pay the same Flask, gunicorn,
 request-id, metrics and access-log costs, and nothing else (bench/bare_echo.py is the floor without them):
 
-    POST /bench/echo         parse the JSON body with orjson (service.api.json.body) and send it back (reply)
+    POST /bench/echo         parse the JSON body with orjson (service.api.http.json.body) and send it back (reply)
     POST /bench/echo-redis   the same, plus one Redis GET and one SET of the body (two round trips) through
                              the session store's redis-py client: the floor for a session move
     POST /bench/echo-redis-lane   the same GET and SET sent the way the store sends a move's commands (over
@@ -21,8 +21,8 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app
 
-from service.api.errors import ApiError
-from service.api.json import body, reply
+from service.api.http.errors import ApiError
+from service.api.http.json import body, reply
 
 bp = Blueprint("bench_echo", __name__)
 

@@ -37,7 +37,7 @@ from typing import Any, Callable
 import orjson
 
 from service import engine
-from service.api.codec import StateTagger
+from service.api.states.codec import StateTagger
 
 from . import loadgen
 from .engine_bench import concrete

@@ -153,7 +153,7 @@ def whatif(game_id: str) -> None:
 
     import orjson
 
-    from service.api.codec import StateTagger
+    from service.api.states.codec import StateTagger
     from service.app import create_app
     from service.config import Config
 
@@ -203,8 +203,8 @@ def handler(game_id: str) -> None:
 
     import orjson
 
-    from service.api.codec import PlainCodec, StateTagger
-    from service.api.games import judge_move
+    from service.api.states.codec import PlainCodec, StateTagger
+    from service.api.http.games import judge_move
 
     codec = PlainCodec(StateTagger(os.urandom(32)))
     bodies = [orjson.dumps({"state": s, "state_tag": codec.dump(s)[1], "move": mv})
@@ -240,7 +240,7 @@ def untagged(which: str) -> None:
 
     import orjson
 
-    from service.api.codec import StateTagger
+    from service.api.states.codec import StateTagger
     from service.app import create_app
     from service.config import Config
 
@@ -312,7 +312,7 @@ def wsgi(game_id: str) -> None:
 
     # the metrics as shipped under gunicorn: written to per-process files (deploy/gunicorn.conf.py)
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="metrics-"))
-    from service.api.codec import StateTagger
+    from service.api.states.codec import StateTagger
     from service.app import create_app
     from service.config import Config
 

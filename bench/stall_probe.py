@@ -120,11 +120,12 @@ def create_app() -> Flask:
 
 
 def trace_long_polls(app: Flask, slow: list[dict[str, Any]]) -> None:
-    """Time each step of a woken long-poll (service/api/sessions.py ``show``): from the wait's end to the
+    """Time each step of a woken long-poll (service/api/http/sessions.py ``show``): from the wait's end to the
     handler's return, and the store reads on the way; the slow ones (over 20 ms) are kept."""
     from flask import request
 
-    from service.api import session_service, sessions
+    from service.sessions import service as session_service
+    from service.api.http import sessions
 
     steps: dict[int, dict[str, float]] = {}
 

@@ -130,7 +130,7 @@ def post_request(worker, req, environ, resp):  # noqa: ANN001 - gunicorn hook
     """Under gevent, a connection whose next request is already in would be served again before any other
     greenlet runs; yielding once after each request serves the connections in turn (it cut the p99 of a
     loaded worker by half; docs/deployment.md)."""
-    from service.api.turns import is_session_read
+    from service.api.wsgi.turns import is_session_read
     if worker_class != "gthread" and not is_session_read(environ):  # a poll comes back at once: let it in
         from gevent import sleep
         sleep(0)

@@ -6,20 +6,23 @@ import os
 from flask import Flask, Response
 
 from . import engine, web
-from .api import errors, limits, observability
-from .api.codec import codec_for
-from .api.events import bp as events_bp
-from .api.games import bp as games_bp
-from .api.json import OrjsonProvider, reply
-from .api.sessions import bp as sessions_bp
-from .api.sessions import service_for
-from .api.timeouts import Applier
-from .api.bots import bp as bots_bp
-from .api.tournaments import bp as tournaments_bp
+from .api.http import errors
+from .api.wsgi import limits, observability
+from .api.states.codec import codec_for
+from .api.http.events import bp as events_bp
+from .api.http.games import bp as games_bp
+from .api.http.json import OrjsonProvider, reply
+from .api.http.sessions import bp as sessions_bp
+from .api.http.sessions import service_for
+from .sessions.timeouts import Applier
+from .api.http.bots import bp as bots_bp
+from .api.http.tournaments import bp as tournaments_bp
+from .api.openapi.operations import documented
+from .api.openapi.shapes import ok, ref, text
 from .tournaments.director import Director
 from .tournaments.store import TournamentStore
-from .api.session_service import SessionService
-from .api.turns import Turns
+from .sessions.service import SessionService
+from .api.wsgi.turns import Turns
 from .config import Config
 from .paths import project_file
 from .storage import RedisStore, SessionStore, StoreUnavailable, store_for
@@ -52,7 +55,7 @@ def create_app(config: Config | None = None) -> observability.ObservedFlask:
         directing.on_clock = applier.start
         director = app.extensions["tournament_director"] = Director(tournaments, directing, config.tournament_tick)
         if not config.testing:
-            director.start()  # else at the first tournament (service/api/tournaments.py)
+            director.start()  # else at the first tournament (service/api/http/tournaments.py)
         revive.append(director.revive)
     app.on_request = tuple(revive)
     app.turns = Turns(MAX_BODY, config.request_turns) if config.request_turns else None
@@ -75,10 +78,14 @@ def _ops(app: Flask) -> None:
     spec = found.read_bytes() if found is not None else b""
 
     @app.get("/healthz")
+    @documented("healthz", "The process is up.", responses={"200": ok(ref("Health"))})
     def healthz() -> Response:
         return reply({"status": "ok"})
 
     @app.get("/readyz")
+    @documented("readyz", "Ready to serve; `sessions` says whether the session store answers (the stateless "
+                          "endpoints work either way, so this is 200 even when Redis is down).",
+                responses={"200": ok(ref("Readiness"))})
     def readyz() -> Response:
         """Ready to serve: always, once the app is built. The stateless endpoints need no store, so a Redis
         outage must not take the pod out of its Service; ``sessions`` says whether the store answers."""
@@ -91,5 +98,6 @@ def _ops(app: Flask) -> None:
         return reply({"status": "ready", "store": store.name, "sessions": sessions})
 
     @app.get("/openapi.yaml")
+    @documented("openapi", "This document.", responses={"200": text("application/yaml", "OpenAPI document")})
     def openapi() -> Response:
         return Response(spec, mimetype="application/yaml")

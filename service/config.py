@@ -38,7 +38,7 @@ class Config:
     redis_wait_timeout: float = 0.25      # seconds WAIT may take before the write counts as not acknowledged
     # 32 bytes; when set, states sent to clients are sealed. Keys never appear in a repr (nor in a log line).
     sealing_key: bytes | None = field(default=None, repr=False)
-    # 32 bytes; None: a random key for this process (service/api/codec.py)
+    # 32 bytes; None: a random key for this process (service/api/states/codec.py)
     state_tag_key: bytes | None = field(default=None, repr=False)
     session_ttl: int = 24 * 3600          # seconds an idle session lives
     finished_ttl: int = 7 * 24 * 3600     # seconds a finished session is kept
@@ -121,7 +121,7 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, what: str = "
 
 
 def _turns(env: Mapping[str, str], name: str) -> int:
-    """A whole number of turns (4 when unset), or 0 / off for no limit (service/api/turns.py)."""
+    """A whole number of turns (4 when unset), or 0 / off for no limit (service/api/wsgi/turns.py)."""
     raw = env.get(name, "").strip().lower()
     if raw in ("0", "off"):
         return 0

@@ -19,5 +19,5 @@ def _timeout_appliers_stop_at_the_end():
     """Every app a test made runs a timeout applier thread; at the end of the run their stores are gone, so they
     are stopped before then (else they log, to streams pytest has closed, that the store does not answer)."""
     yield
-    from service.api import timeouts
+    from service.sessions import timeouts
     timeouts.stop_all()

@@ -1,6 +1,6 @@
 """The engine's one error tree. Each error carries a stable code and a sentence for people.
 
-Only the API layer turns these into HTTP answers (service/api/errors.py).
+Only the API layer turns these into HTTP answers (service/api/http/errors.py).
 """
 from __future__ import annotations
 

@@ -15,14 +15,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .errors import StoreUnavailable
+
 if TYPE_CHECKING:
     from .notify import Watch
 
+__all__ = ["Json", "StoreUnavailable", "Session", "Write", "Saved", "SessionStore"]
 Json = Any
-
-
-class StoreUnavailable(Exception):
-    """The store did not answer in time (down, restarting, overloaded). Callers answer 503."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,7 @@ class SessionStore(Protocol):
 
     def count(self, name: str, ttl: int) -> int:
         """Add one to the counter ``name`` and return its value; a new counter expires ``ttl`` seconds after
-        its first count (the quotas' fixed windows: service/api/limits.py)."""
+        its first count (the quotas' fixed windows: service/api/wsgi/limits.py)."""
 
     def ping(self) -> None:
         """Raise StoreUnavailable unless the store answers."""

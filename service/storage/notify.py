@@ -32,7 +32,7 @@ from typing import Any, NamedTuple, Protocol
 from redis.exceptions import RedisError
 
 from ..greenlets import under_gevent
-from .base import StoreUnavailable
+from .errors import StoreUnavailable
 
 log = logging.getLogger("service.storage")
 

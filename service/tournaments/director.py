@@ -1,5 +1,5 @@
 """The tournament director: a background thread in every service process (the timeout applier's machinery,
-service/api/timeouts.py) that claims the tournaments whose tick is due from Redis, with a lease, and runs one
+service/sessions/timeouts.py) that claims the tournaments whose tick is due from Redis, with a lease, and runs one
 ``tick`` for each.
 
 A tick looks at the tournament as stored and does the next things there are to do, each written
@@ -25,10 +25,10 @@ from typing import Any
 from card_referee_client.tournament.play import all_incidents, record
 from card_referee_client.tournament.schedule import Match, next_round, round_json
 
-from ..api import schemas
-from ..api.referee import now_ms
-from ..api.session_service import SessionService
-from ..api.timeouts import Applier
+from ..api.schemas import requests as schemas
+from ..sessions.referee import now_ms
+from ..sessions.service import SessionService
+from ..sessions.timeouts import Applier
 from ..storage import StoreUnavailable
 from . import records as pub
 from .store import Tournament, TournamentStore

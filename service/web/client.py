@@ -11,6 +11,9 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
+from ..api.openapi.operations import documented
+from ..api.openapi.shapes import text
+
 STATIC = Path(__file__).resolve().parent / "static" / "client"
 BUNDLE = "card-referee.js"
 
@@ -18,6 +21,9 @@ bp = Blueprint("client", __name__)
 
 
 @bp.get(f"/client/{BUNDLE}")
+@documented("browserClient", "The TypeScript client (clients/typescript) bundled for browsers: a classic script that "
+                             "defines the global `CardRefereeClient` (CardReferee, Session, ProblemError...).",
+            responses={"200": text("text/javascript", "The script.")})
 def bundle() -> Response:
     resp = send_from_directory(STATIC, BUNDLE, max_age=0, mimetype="text/javascript")
     resp.headers["X-Content-Type-Options"] = "nosniff"

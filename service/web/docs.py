@@ -18,6 +18,9 @@ from markdown_it import MarkdownIt
 
 from .. import engine
 from ..paths import project_file
+from ..api.openapi.operations import documented, undocumented
+from ..api.openapi.shapes import html_page, with_page
+from ..api.openapi.stateless import UNKNOWN_GAME
 
 STATIC = Path(__file__).resolve().parent / "static"
 SWAGGER_FILES = frozenset({"swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"})
@@ -52,11 +55,14 @@ def with_headers(resp: Response) -> Response:
 
 
 @bp.get("/docs")
+@documented("apiDocs", "This document in Swagger UI (served from the service's own files).",
+            responses={"200": html_page("Swagger UI")})
 def swagger() -> Response:
     return with_headers(send_from_directory(STATIC / "docs", "index.html", max_age=0))
 
 
 @bp.get("/docs/swagger-ui/<name>")
+@undocumented
 def swagger_asset(name: str) -> Response:
     if name not in SWAGGER_FILES:
         abort(404)
@@ -64,6 +70,8 @@ def swagger_asset(name: str) -> Response:
 
 
 @bp.get("/games/<game>")
+@documented("gameRules", "A game's rules page (the catalogue's `docs` link).",
+            responses={"200": html_page("The rules as HTML."), "404": with_page(UNKNOWN_GAME)})
 def game_page(game: str) -> Response:
     if game not in engine.all_games():
         abort(404)

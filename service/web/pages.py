@@ -12,8 +12,10 @@ from flask import Blueprint, Flask, Response, request
 from werkzeug.exceptions import NotFound
 
 from .. import engine
-from ..api.errors import http_problem
+from ..api.http.errors import http_problem
 from .docs import with_headers
+from ..api.openapi.operations import documented
+from ..api.openapi.shapes import html_page
 
 bp = Blueprint("pages", __name__)
 API_PREFIXES = ("/v1/", "/healthz", "/readyz", "/metrics", "/openapi.yaml")
@@ -40,6 +42,8 @@ def game_rows() -> str:
 
 
 @bp.get("/")
+@documented("landingPage", "The landing page: the games, links to their rules and to the API docs.",
+            responses={"200": html_page("The landing page.")})
 def landing() -> Response:
     return page("Card Referee", "<h1>Card Referee</h1><p>A referee for card games: send a game state and a "
                 "move, and the service answers whether the move is legal (and if not, why), the next state, "

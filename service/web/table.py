@@ -11,7 +11,9 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, send_from_directory
 
-from ..api.session_service import SID
+from ..sessions.service import SID
+from ..api.openapi.operations import documented
+from ..api.openapi.shapes import html_page, problem_response, with_page
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The pages load only their own files, talk only to this service and run no inline script.
@@ -23,6 +25,8 @@ PAGE_HEADERS = {
     "Cache-Control": "no-cache",
 }
 
+NO_TABLE = with_page(problem_response("not_found: the id is not a session id's shape. (A well-formed id's page loads "
+                                      "and says when the session does not exist.)"))
 bp = Blueprint("table", __name__, static_folder=str(STATIC / "table"), static_url_path="/table/static")
 
 
@@ -35,11 +39,16 @@ def page(sid: str, name: str) -> Response:
 
 
 @bp.get("/table/<sid>")
+@documented("tablePage", "The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL "
+                         "fragment (never sent to the server; the page sends it as an Authorization header).",
+            responses={"200": html_page("The table page."), "404": NO_TABLE})
 def table(sid: str) -> Response:
     return page(sid, "table.html")
 
 
 @bp.get("/table/<sid>/replay")
+@documented("tableReplay", "A finished session stepped through move by move.",
+            responses={"200": html_page("The replay page."), "404": NO_TABLE})
 def replay(sid: str) -> Response:
     return page(sid, "replay.html")
 

@@ -13,6 +13,8 @@ import re
 from flask import Blueprint, Response, abort, send_from_directory
 
 from .table import PAGE_HEADERS, STATIC
+from ..api.openapi.operations import documented
+from ..api.openapi.shapes import html_page, problem_response
 
 # A tournament id is URL-safe text; anything else is no tournament's page.
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -22,6 +24,11 @@ bp = Blueprint("tournament", __name__, static_folder=str(STATIC / "tournament"),
 
 
 @bp.get("/tournaments/<tid>")
+@documented("tournamentPage", "A tournament in a browser: live standings, the current round's tables (each linking to "
+                              "/table/{session}), progress and time left, updated from the tournament's event stream.",
+            responses={"200": html_page("The tournament page."),
+                       "404": problem_response("not_found: the id is not a tournament id's shape. (A well-formed id's "
+                                               "page loads and says when there is no such tournament.)")})
 def tournament(tid: str) -> Response:
     if not TOURNAMENT_ID.match(tid) or tid == "static":
         abort(404)

@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api import limits
+from service.api.wsgi import limits
 from service.app import create_app
 from service.config import Config
 from service.engine.base import Game

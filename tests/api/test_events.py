@@ -17,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api import events
+from service.api.http import events
 from tests.api.test_sessions import PROBLEM, Table, app, card_set, client, true_state  # noqa: F401 - fixtures
 from tests.engine.playout import concrete, hidden_copies_shown
 

@@ -1,6 +1,6 @@
 """Request ids made by the service: well-formed, unique, and different in every forked worker.
 
-They come from the random module rather than os.urandom (service/api/observability.py says why), so the
+They come from the random module rather than os.urandom (service/api/wsgi/observability.py says why), so the
 one thing to prove beyond shape and uniqueness is that two gunicorn workers forked from one master do not
 make the same sequence.
 """
@@ -12,7 +12,7 @@ import uuid
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.api.observability import new_request_id
+from service.api.wsgi.observability import new_request_id
 
 
 def test_made_ids_are_version_4_uuids_in_hex_and_unique() -> None:
@@ -45,7 +45,7 @@ def test_the_tally_adds_up_to_what_direct_observations_give() -> None:
 
     from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-    from service.api.observability import BUCKETS, Tally
+    from service.api.wsgi.observability import BUCKETS, Tally
 
     def metrics(registry: CollectorRegistry) -> tuple[Counter, Histogram]:
         return (Counter("t_total", "t", ["a"], registry=registry),

@@ -1,4 +1,4 @@
-"""The URL map that keeps its matches (service/api/routing.py): the same answers as Werkzeug's, no garbage."""
+"""The URL map that keeps its matches (service/api/wsgi/routing.py): the same answers as Werkzeug's, no garbage."""
 from __future__ import annotations
 
 import gc
@@ -7,8 +7,8 @@ import pytest
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import Map, Rule
 
-from service.api import routing
-from service.api.routing import KeptMatchMap
+from service.api.wsgi import routing
+from service.api.wsgi.routing import KeptMatchMap
 
 RULES = [Rule("/v1/games/<game>/move", endpoint="move", methods=["POST"]),
          Rule("/v1/sessions/<sid>", endpoint="show", methods=["GET"]),

@@ -1,4 +1,4 @@
-"""The plain checks that spare the hot endpoints marshmallow (service/api/schemas.py, FAST) accept only what
+"""The plain checks that spare the hot endpoints marshmallow (service/api/schemas/requests.py, FAST) accept only what
 marshmallow accepts, and return exactly what marshmallow returns."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from service.api import schemas
+from service.api.schemas import requests as schemas
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 70), st.floats(allow_nan=False), st.text(max_size=4))
 VALUES = st.one_of(SCALARS, st.dictionaries(st.text(max_size=3), SCALARS, max_size=2),

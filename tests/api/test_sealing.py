@@ -20,7 +20,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api.sealing import SealedCodec
+from service.api.states.sealing import SealedCodec
 from tests.engine.playout import cards_in
 from service.app import create_app
 from service.config import Config

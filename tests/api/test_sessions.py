@@ -707,7 +707,7 @@ def test_without_redis_url_sessions_use_the_in_process_store() -> None:
 
 def test_the_deals_commitment_covers_styrivolts_preset_chosen_suits() -> None:
     """docs/fair-dealing.md: a deal's ``chosen`` is committed after its ``rest``; deals without it hash as before."""
-    from service.api.session_service import deals_commitment
+    from service.sessions.service import deals_commitment
     plain = {"hands": [["2C"]], "rest": ["3C"]}
     preset = {**plain, "chosen": ["H", "D"]}
     assert deals_commitment([plain]) == hashlib.sha256(b'[{"hands":[["2C"]],"rest":["3C"]}]').hexdigest()

@@ -21,8 +21,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api.referee import REF
-from service.api.timeouts import Applier
+from service.sessions.referee import REF
+from service.sessions.timeouts import Applier
 from tests.api.test_sessions import Table, app, client, is_problem, true_state  # noqa: F401 - fixtures
 from tests.engine.playout import hidden_copies_shown
 
@@ -455,7 +455,7 @@ def test_a_timeout_due_while_redis_is_down_is_applied_once_it_is_back(make_app: 
 
 def test_a_backlog_of_deadlines_is_worked_through_without_pausing(app: Flask, client: FlaskClient,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from service.api import timeouts
+    from service.sessions import timeouts
     stop_appliers(app)
     monkeypatch.setattr(timeouts, "BATCH", 2)
     tables = [clocked(client, move_ms=100, policy="forfeit") for _ in range(5)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.api import limits
+from service.api.wsgi import limits
 
 gevent = pytest.importorskip("gevent")
 

@@ -21,7 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import engine
-from service.api import codec
+from service.api.states import codec
 from service.app import create_app
 from service.config import Config, ConfigError
 from tests.engine.playout import concrete

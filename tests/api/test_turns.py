@@ -1,4 +1,4 @@
-"""Turns (service/api/turns.py): a request takes one only once its body is in, and gives it back once."""
+"""Turns (service/api/wsgi/turns.py): a request takes one only once its body is in, and gives it back once."""
 from __future__ import annotations
 
 import io
@@ -7,8 +7,8 @@ import gevent
 import pytest
 from gevent.lock import Semaphore
 
-from service.api import turns as turns_module
-from service.api.turns import Turns
+from service.api.wsgi import turns as turns_module
+from service.api.wsgi.turns import Turns
 
 
 def turns(n: int) -> Turns:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from service.api.errors import TITLES
+from service.api.http.errors import TITLES
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.api.observability import FLUSH
+from service.api.wsgi.observability import FLUSH
 from tests.engine.playout import cards_in
 from tests.deploy.cluster import Client, Instance
 from tests.redis_server import RedisServer
@@ -166,7 +166,7 @@ def test_metrics_count_exactly_what_a_run_did(instance: Instance, redis: RedisSe
     # /metrics, scraped several times: whichever worker answers, the numbers are the sums over both.
     workers = serve_on_both_workers(port, instance)
     assert len(workers) == 2, f"one worker served everything ({workers}): the sum over workers is untested"
-    # each worker adds its counts to the shared files every FLUSH seconds (service/api/observability.py, Tally)
+    # each worker adds its counts to the shared files every FLUSH seconds (service/api/wsgi/observability.py, Tally)
     time.sleep(2 * FLUSH)
     scrapes = [samples(call(port, "GET", "/metrics").body) for _ in range(6)]
     for found in scrapes:

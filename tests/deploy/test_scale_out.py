@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.api.observability import FLUSH
+from service.api.wsgi.observability import FLUSH
 from tests.engine.playout import cards_in
 from tests.deploy.cluster import Client, Instance, Nginx, ensure_nginx, group_alive
 from tests.redis_server import RedisServer

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text format). */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -123,57 +140,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The process is up. */
-        get: operations["healthz"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics (text format). */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi.yaml": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This document. */
-        get: operations["openapi"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -224,41 +190,6 @@ export interface paths {
         put?: never;
         /** Make a move with your seat's token. */
         post: operations["submitMove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Server-Sent Events: this seat's view (a spectator's without a token) after every move.
-         * @description Events, each `event: <name>` and one line of JSON `data`:
-         *
-         *     - `view` (with `id:` the session's version): exactly what `GET /v1/sessions/{id}` answers this seat after
-         *       that move (the `SessionView` schema). The first is the current view, or with `Last-Event-ID` every later
-         *       version in order.
-         *     - `gap`: `{"code": "gap", "last_event_id", "version", "detail"}` when the client missed more versions than
-         *       the stream resends (100), or its id is ahead of the session; the current `view` follows.
-         *     - `end`: `{"version", "detail"}` after the view of the move that finished the match; the stream closes.
-         *     - `gone`: the session expired; `error`: `{"code": "store_unavailable"}`, then the stream closes (reconnect
-         *       with `Last-Event-ID`).
-         *
-         *     A comment line (`: keep-alive`) comes every EVENTS_HEARTBEAT seconds, and the stream closes after
-         *     EVENTS_MAX seconds (reconnect with `Last-Event-ID`). `retry:` asks EventSource to wait 2 s before
-         *     reconnecting.
-         *
-         *     Authentication is optional: without a token the answer is a spectator's; with a seat's token (`Authorization: Bearer <token>`, the bearerAuth scheme) it is that seat's. A token that is not one of this session's is 401.
-         */
-        get: operations["sessionEvents"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -316,15 +247,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/readyz": {
+    "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Ready to serve; `sessions` says whether the session store answers (the stateless endpoints work either way, so this is 200 even when Redis is down). */
-        get: operations["readyz"];
+        /**
+         * Server-Sent Events: this seat's view (a spectator's without a token) after every move.
+         * @description Events, each `event: <name>` and one line of JSON `data`:
+         *
+         *     - `view` (with `id:` the session's version): exactly what `GET /v1/sessions/{id}` answers this seat after
+         *       that move (the `SessionView` schema). The first is the current view, or with `Last-Event-ID` every later
+         *       version in order.
+         *     - `gap`: `{"code": "gap", "last_event_id", "version", "detail"}` when the client missed more versions than
+         *       the stream resends (100), or its id is ahead of the session; the current `view` follows.
+         *     - `end`: `{"version", "detail"}` after the view of the move that finished the match; the stream closes.
+         *     - `gone`: the session expired; `error`: `{"code": "store_unavailable"}`, then the stream closes (reconnect
+         *       with `Last-Event-ID`).
+         *
+         *     A comment line (`: keep-alive`) comes every EVENTS_HEARTBEAT seconds, and the stream closes after
+         *     EVENTS_MAX seconds (reconnect with `Last-Event-ID`). `retry:` asks EventSource to wait 2 s before
+         *     reconnecting.
+         *
+         *     Authentication is optional: without a token the answer is a spectator's; with a seat's token (`Authorization: Bearer <token>`, the bearerAuth scheme) it is that seat's. A token that is not one of this session's is 401.
+         */
+        get: operations["sessionEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -367,6 +316,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game}/ladder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every rated bot of a game, best first (by ordinal). */
+        get: operations["gameLadder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bots/me/events": {
         parameters: {
             query?: never;
@@ -398,23 +364,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/games/{game}/ladder": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every rated bot of a game, best first (by ordinal). */
-        get: operations["gameLadder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tournaments": {
         parameters: {
             query?: never;
@@ -426,6 +375,23 @@ export interface paths {
         put?: never;
         /** Create a hosted tournament: the service pairs, plays, ranks and publishes. */
         post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enter the bot whose token this is, while registration is open. */
+        post: operations["enterTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -500,23 +466,6 @@ export interface paths {
         get: operations["tournamentRecords"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tournaments/{id}/entries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Enter the bot whose token this is, while registration is open. */
-        post: operations["enterTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -623,15 +572,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/tournaments/{id}": {
+    "/table/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** A tournament in a browser: live standings, the current round's tables (each linking to /table/{session}), progress and time left, updated from the tournament's event stream. */
-        get: operations["tournamentPage"];
+        /** The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL fragment (never sent to the server; the page sends it as an Authorization header). */
+        get: operations["tablePage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -640,15 +589,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/": {
+    "/table/{id}/replay": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The landing page: the games, links to their rules and to the API docs. */
-        get: operations["landingPage"];
+        /** A finished session stepped through move by move. */
+        get: operations["tableReplay"];
         put?: never;
         post?: never;
         delete?: never;
@@ -708,15 +657,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/table/{id}": {
+    "/tournaments/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The table in a browser: a spectator's, or a seat's with `#token=<seat token>` in the URL fragment (never sent to the server; the page sends it as an Authorization header). */
-        get: operations["tablePage"];
+        /** A tournament in a browser: live standings, the current round's tables (each linking to /table/{session}), progress and time left, updated from the tournament's event stream. */
+        get: operations["tournamentPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -725,15 +674,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/table/{id}/replay": {
+    "/": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** A finished session stepped through move by move. */
-        get: operations["tableReplay"];
+        /** The landing page: the games, links to their rules and to the API docs. */
+        get: operations["landingPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up. */
+        get: operations["healthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ready to serve; `sessions` says whether the session store answers (the stateless endpoints work either way, so this is 200 even when Redis is down). */
+        get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document. */
+        get: operations["openapi"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3793,6 +3793,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
     listGames: {
         parameters: {
             query?: never;
@@ -4531,77 +4551,6 @@ export interface operations {
             };
         };
     };
-    healthz: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-        };
-    };
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Metrics */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    openapi: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenAPI document */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/yaml": string;
-                };
-            };
-            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota's window ends. */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     createSession: {
         parameters: {
             query?: never;
@@ -4887,93 +4836,6 @@ export interface operations {
             };
         };
     };
-    sessionEvents: {
-        parameters: {
-            query?: {
-                /** @description The same as Last-Event-ID, for a first connection that cannot set headers (Last-Event-ID wins when both are sent). */
-                after?: number;
-            };
-            header?: {
-                /** @description The id (version) of the last event received: the stream resends every later version, or a gap notice and the current view. Empty means none. */
-                "Last-Event-ID"?: string;
-            };
-            path: {
-                /** @description The session id from POST /v1/sessions. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The event stream (see the description for its events). */
-            200: {
-                headers: {
-                    "Cache-Control"?: "no-store";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": components["schemas"]["SessionEventStream"];
-                };
-            };
-            /** @description The match is over and the client has its last event: nothing will follow (EventSource stops reconnecting). */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid_request: the body, a query parameter or a header is malformed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unauthorized: the token is missing, malformed or not one of this session's. */
-            401: {
-                headers: {
-                    "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description session_not_found: no such session (a wrong id, or it expired). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota's window ends. */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description store_unavailable: Redis is down or slow. Try again after Retry-After seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait (currently 1). */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     concedeSession: {
         parameters: {
             query?: never;
@@ -5210,22 +5072,89 @@ export interface operations {
             };
         };
     };
-    readyz: {
+    sessionEvents: {
         parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
+            query?: {
+                /** @description The same as Last-Event-ID, for a first connection that cannot set headers (Last-Event-ID wins when both are sent). */
+                after?: number;
+            };
+            header?: {
+                /** @description The id (version) of the last event received: the stream resends every later version, or a gap notice and the current view. Empty means none. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The session id from POST /v1/sessions. */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The event stream (see the description for its events). */
             200: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["SessionEventStream"];
+                };
+            };
+            /** @description The match is over and the client has its last event: nothing will follow (EventSource stops reconnecting). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request: the body, a query parameter or a header is malformed. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Readiness"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: the token is missing, malformed or not one of this session's. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description session_not_found: no such session (a wrong id, or it expired). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow. Try again after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait (currently 1). */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5350,6 +5279,58 @@ export interface operations {
             };
         };
     };
+    gameLadder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id (see GET /v1/games). */
+                game: "alkort" | "davoserjazz" | "femkort" | "irish_loo" | "jewel" | "klaberjass" | "norrlandsknack" | "styrivolt" | "three_card_loo" | "toepen" | "tomato" | "zwikken";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ladder"];
+                };
+            };
+            /** @description unknown_game: no such game. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     botEvents: {
         parameters: {
             query?: {
@@ -5388,58 +5369,6 @@ export interface operations {
             401: {
                 headers: {
                     "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota's window ends. */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    gameLadder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Game id (see GET /v1/games). */
-                game: "alkort" | "davoserjazz" | "femkort" | "irish_loo" | "jewel" | "klaberjass" | "norrlandsknack" | "styrivolt" | "three_card_loo" | "toepen" | "tomato" | "zwikken";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ladder"];
-                };
-            };
-            /** @description unknown_game: no such game. */
-            404: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5531,6 +5460,77 @@ export interface operations {
             };
             /** @description invalid_description (the message says what is wrong), unknown_bot (an entry is not a bot's id). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enterTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entered (or had entered already). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStatus"];
+                };
+            };
+            /** @description unauthorized: the bot token is missing, malformed or unknown. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tournament_not_found: no such tournament. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description registration_closed: registration is closed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5768,77 +5768,6 @@ export interface operations {
             };
             /** @description tournament_not_found: no such tournament. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota's window ends. */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description store_unavailable: Redis is down or slow (try again); tournaments_need_redis: this instance keeps sessions in its memory (no REDIS_URL), and hosted tournaments need Redis. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    enterTournament: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tournament id. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Entered (or had entered already). */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TournamentStatus"];
-                };
-            };
-            /** @description unauthorized: the bot token is missing, malformed or unknown. */
-            401: {
-                headers: {
-                    "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description tournament_not_found: no such tournament. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description registration_closed: registration is closed. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6286,19 +6215,19 @@ export interface operations {
             };
         };
     };
-    tournamentPage: {
+    tablePage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The tournament id. */
+                /** @description The session id from POST /v1/sessions. */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tournament page. */
+            /** @description The table page. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6307,13 +6236,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description not_found: the id is not a tournament id's shape. (A well-formed id's page loads and says when there is no such tournament.) */
+            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
@@ -6329,21 +6259,34 @@ export interface operations {
             };
         };
     };
-    landingPage: {
+    tableReplay: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The session id from POST /v1/sessions. */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The landing page. */
+            /** @description The replay page. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "text/html": string;
+                };
+            };
+            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                     "text/html": string;
                 };
             };
@@ -6466,19 +6409,19 @@ export interface operations {
             };
         };
     };
-    tablePage: {
+    tournamentPage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The session id. */
+                /** @description The tournament id. */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The table page. */
+            /** @description The tournament page. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6487,13 +6430,43 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
+            /** @description not_found: the id is not a tournament id's shape. (A well-formed id's page loads and says when there is no such tournament.) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota's window ends. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    landingPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The landing page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/html": string;
                 };
             };
@@ -6510,35 +6483,62 @@ export interface operations {
             };
         };
     };
-    tableReplay: {
+    healthz: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The session id. */
-                id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The replay page. */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description not_found: the id is not a session id's shape. (A well-formed id's page loads and says when the session does not exist.) A browser (Accept preferring text/html) is shown an HTML page instead. */
-            404: {
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                    "text/html": string;
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
                 };
             };
             /** @description too_many_requests: this client's quota (REQUEST_QUOTA) is used up for now. */

@@ -21,17 +21,20 @@ from card_referee_client.tournament.schedule import round_robin
 from card_referee_client.tournament.spec import SpecError, load_hosted
 from flask import Blueprint, Response, current_app, request
 
-from ..tournaments import ratings
-from ..tournaments import records as pub
-from ..tournaments.director import TERMINAL, begin, too_few, withdraw
-from ..tournaments.store import Tournament, TournamentStore, new_id, token_hash
-from . import schemas, tournament_schemas
+from ...tournaments import ratings
+from ...tournaments import records as pub
+from ...tournaments.director import TERMINAL, begin, too_few, withdraw
+from ...tournaments.store import Tournament, TournamentStore, new_id, token_hash
+from ..schemas import requests as schemas, tournaments as tournament_schemas
 from .bots import bearer, bot_of_token, config, last_event_id, stream, tournament_store
 from .errors import ApiError
 from .games import start_match
 from .json import body, reply
-from .referee import now_ms
-from .session_service import SessionService
+from ...sessions.referee import now_ms
+from ...sessions.service import SessionService
+from ..openapi import tournaments as contract
+from ..openapi.operations import Body, documented
+from ..openapi.shapes import JSON, STRING, event_stream, location, ok, problem_response, ref
 
 bp = Blueprint("tournaments", __name__)
 
@@ -56,6 +59,14 @@ def invalid(detail: str) -> ApiError:
 
 # ----- creating and entering ------------------------------------------------------------
 @bp.post("/v1/tournaments")
+@documented("createTournament", "Create a hosted tournament: the service pairs, plays, ranks and publishes.",
+            body=Body("TournamentCreate", contract.TOURNAMENT_EXAMPLE),
+            responses={"201": location(ok(ref("TournamentCreated"), "The tournament, with its organiser token (shown "
+                                                                    "only now).")),
+                       "400": contract.BAD,
+                       "422": problem_response("invalid_description (the message says what is wrong), unknown_bot "
+                                               "(an entry is not a bot's id)."),
+                       "503": contract.NO_REDIS})
 def create() -> Response:
     store = tournament_store()
     data = schemas.load(tournament_schemas.TOURNAMENT_CREATE, body())
@@ -117,6 +128,11 @@ def rfc3339(raw: str, where: str) -> int:
 
 
 @bp.post("/v1/tournaments/<tid>/entries")
+@documented("enterTournament", "Enter the bot whose token this is, while registration is open.", bearer=True,
+            responses={"201": ok(ref("TournamentStatus"), "Entered (or had entered already)."),
+                       "401": contract.no_token("the bot token"), "404": contract.NO_TOURNAMENT,
+                       "409": problem_response("registration_closed: registration is closed."),
+                       "503": contract.NO_REDIS})
 def enter(tid: str) -> Response:
     store = tournament_store()
     bid = bot_of_token(store, request.headers.get("Authorization"))
@@ -130,6 +146,8 @@ def enter(tid: str) -> Response:
 
 # ----- reading --------------------------------------------------------------------------
 @bp.get("/v1/tournaments/<tid>")
+@documented("getTournament", "Status, entries, rounds with their sessions, standings, progress and incidents.",
+            responses={"200": ok(ref("TournamentView")), "404": contract.NO_TOURNAMENT, "503": contract.NO_REDIS})
 def get(tid: str) -> Response:
     store = tournament_store()
     t = found(store, tid)
@@ -188,6 +206,13 @@ def planned_rounds(spec: Any, field: int) -> int:
 
 
 @bp.get("/v1/tournaments/<tid>/standings")
+@documented("tournamentStandings", "The standings as JSON, CSV or Markdown (by Accept, or ?format=).",
+            parameters=[contract.STANDINGS_FORMAT],
+            responses={"200": {"description": "The standings so far: JSON, or the local runner's results.csv / "
+                                              "results.md.",
+                               "content": {JSON: {"schema": ref("Standings")}, "text/csv": {"schema": STRING},
+                                           "text/markdown": {"schema": STRING}}},
+                       "400": contract.BAD, "404": contract.NO_TOURNAMENT, "503": contract.NO_REDIS})
 def get_standings(tid: str) -> Response:
     store = tournament_store()
     t = found(store, tid)
@@ -211,6 +236,10 @@ def negotiated() -> str:
 
 
 @bp.get("/v1/tournaments/<tid>/events")
+@documented("tournamentEvents", "The tournament's event stream.", description=contract.TOURNAMENT_EVENTS,
+            parameters=contract.STREAM_PARAMETERS,
+            responses={"200": event_stream("The tournament's events."), "400": contract.BAD,
+                       "404": contract.NO_TOURNAMENT, "503": contract.NO_REDIS})
 def events(tid: str) -> Response:
     store = tournament_store()
     after = last_event_id()
@@ -220,6 +249,9 @@ def events(tid: str) -> Response:
 
 
 @bp.get("/v1/tournaments/<tid>/records")
+@documented("tournamentRecords", "The archive: description, pairings, every match's record, the published standings "
+                                 "and the ratings.",
+            responses={"200": ok(ref("Archive")), "404": contract.NO_TOURNAMENT, "503": contract.NO_REDIS})
 def records(tid: str) -> Response:
     store = tournament_store()
     t = found(store, tid)
@@ -248,6 +280,8 @@ def done(store: TournamentStore, tid: str) -> Response:
 
 
 @bp.post("/v1/tournaments/<tid>/start")
+@contract.organiser_action("startTournament", "Start now (closing registration).",
+                           "already_started, too_few_entries, tournament_over.")
 def start(tid: str) -> Response:
     store = tournament_store()
     t = organised(store, tid)
@@ -262,11 +296,14 @@ def start(tid: str) -> Response:
 
 
 @bp.post("/v1/tournaments/<tid>/pause")
+@contract.organiser_action("pauseTournament", "Pause: no new match starts; the matches in flight finish and are "
+                                              "recorded.", "not_running, tournament_over.")
 def pause(tid: str) -> Response:
     return switch(tid, "running", "paused", "not_running", "Only a running tournament can be paused.")
 
 
 @bp.post("/v1/tournaments/<tid>/resume")
+@contract.organiser_action("resumeTournament", "Resume a paused tournament.", "not_paused, tournament_over.")
 def resume(tid: str) -> Response:
     return switch(tid, "paused", "running", "not_paused", "Only a paused tournament can be resumed.")
 
@@ -283,6 +320,7 @@ def switch(tid: str, before: str, after: str, code: str, detail: str) -> Respons
 
 
 @bp.post("/v1/tournaments/<tid>/cancel")
+@contract.organiser_action("cancelTournament", "Cancel: nothing more is played.", "tournament_over.")
 def cancel(tid: str) -> Response:
     store = tournament_store()
     t = organised(store, tid)
@@ -293,6 +331,8 @@ def cancel(tid: str) -> Response:
 
 
 @bp.post("/v1/tournaments/<tid>/withdraw")
+@contract.organiser_action("withdrawEntry", "Withdraw an entry: it is paired no more, its matches in flight are "
+                                            "conceded for it.", "not_an_entry, tournament_over.", withdrawal=True)
 def withdraw_entry(tid: str) -> Response:
     store = tournament_store()
     t = organised(store, tid)

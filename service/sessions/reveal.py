@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import engine
-from .games import guarded
+from ..api.http.games import guarded
 
 
 def apply_and_redact(state: engine.State, move: dict[str, Any]

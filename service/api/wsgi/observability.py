@@ -26,9 +26,11 @@ import orjson
 from flask import Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-from .. import engine
+from ... import engine
 from .routing import KeptMatchMap
 from .turns import Turns
+from ..openapi.operations import documented
+from ..openapi.shapes import text
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -306,7 +308,7 @@ _sync: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 def wait_without_turn() -> None:
-    """This request is about to wait for a move: it gives its turn back (service/api/turns.py)."""
+    """This request is about to wait for a move: it gives its turn back (service/api/wsgi/turns.py)."""
     turns = getattr(current_app._get_current_object(), "turns", None)  # type: ignore[attr-defined]
     if turns is not None:
         turns.give_back(request.environ)
@@ -350,6 +352,7 @@ _STATUS = {code: str(code) for code in range(100, 600)}
 
 def install(app: Flask) -> None:
     @app.get("/metrics")
+    @documented("metrics", "Prometheus metrics (text format).", responses={"200": text("text/plain", "Metrics")})
     def metrics() -> Response:
         TALLY.flush()  # this worker's own numbers up to now; the others' are at most FLUSH seconds behind
         return Response(generate_latest(_registry()), mimetype=CONTENT_TYPE_LATEST)

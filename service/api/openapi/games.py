@@ -6,8 +6,10 @@ names the game's own ``<Game>Move`` and ``<Game>Options`` to give an app's compi
 contract therefore also lists, for each game, the same three URLs with the game's id in place of ``{game}``
 (``/v1/games/femkort/move``...). They are the URLs the generic routes already serve (OpenAPI matches a
 concrete path before a templated one), so nothing changes on the server and no existing client breaks; only
-the description is sharper. A discriminator could not do this: a stateless move's body does not name its game
-(it is inside the state), and the action names (``play``, ``pass``) are shared by many games.
+the description is sharper. Which operations have these twins, and their operationIds, is declared at their
+routes (``per_game``, service/api/http/games.py). A discriminator could not do this: a stateless move's body
+does not name its game (it is inside the state), and the action names (``play``, ``pass``) are shared by many
+games.
 
 The per-game bodies are the generic ones as apispec made them from the marshmallow schemas, with the fields
 that hold a move or options pointing at the game's schemas: ``<Game>DealSpec``, ``<Game>MoveRequest``,
@@ -17,9 +19,12 @@ bot can post one back as it is). tests/contract checks that each has exactly its
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import Any
 
-from .. import engine
+from ... import engine
+from .paths import Route
+from .shapes import JSON, ref
 
 # Per-game body -> (the generic body it refines, {field: what the field holds in the per-game body}).
 MOVES, OPTIONS = "move", "options"
@@ -36,21 +41,17 @@ def camel(gid: str) -> str:
     return "".join(part.capitalize() for part in gid.split("_"))
 
 
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
 def _refined_field(kind: str, game: str, generic: dict[str, Any]) -> dict[str, Any]:
     """The per-game description of one field of a generic body (``generic`` is that field's schema)."""
     prefix = camel(game)
     if kind == MOVES:
-        return _ref(f"{prefix}Move")
+        return ref(f"{prefix}Move")
     if kind == "moves":
         out = {k: v for k, v in generic.items() if k not in ("items", "$ref")}
-        out["items"] = _ref(f"{prefix}Move")
+        out["items"] = ref(f"{prefix}Move")
         return out
     # options: nullable as in the generic body, but the game's own options
-    return {"anyOf": [_ref(f"{prefix}Options"), {"type": "null"}], "default": None,
+    return {"anyOf": [ref(f"{prefix}Options"), {"type": "null"}], "default": None,
             "description": f"{engine.get_game(game).name} options (absent or null: every default)."}
 
 
@@ -67,25 +68,36 @@ def game_bodies(generic: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]
     return out
 
 
-def game_paths(generic_paths: dict[str, Any]) -> dict[str, Any]:
-    """For every game, the generic new, move and replay operations on its own URL, with its typed bodies."""
+def game_paths(routes: Iterable[Route], generic: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """For every game, each operation whose route declares ``per_game`` again on the game's own URL, with the
+    game's typed bodies (``generic``: the document's paths)."""
+    typed = [route for route in routes if route.operation.per_game]
     out: dict[str, Any] = {}
     for gid, game in engine.all_games().items():
-        prefix = camel(gid)
-        for op, verb in (("new", "new{}Match"), ("move", "apply{}Move"), ("replay", "replay{}Match")):
-            operation = copy.deepcopy(generic_paths[f"/v1/games/{{game}}/{op}"]["post"])
-            operation["operationId"] = verb.format(prefix)
-            operation["tags"] = [gid]
-            operation["parameters"] = []
-            operation["summary"] = f"{game.name}: {operation['summary'][0].lower()}{operation['summary'][1:]}"
-            body = {"new": "DealSpec", "move": "MoveRequest", "replay": "ReplayRequest"}[op]
-            media = operation["requestBody"]["content"]["application/json"]
-            media["schema"] = _ref(f"{prefix}{body}")
-            media.pop("example", None)
-            operation["responses"].pop("404", None)  # the game is known: its id is the path
-            for response in operation["responses"].values():
-                content = response.get("content", {}).get("application/json")
-                if content is not None and content["schema"] == _ref("Envelope"):
-                    content["schema"] = _ref(f"{prefix}Envelope")
-            out[f"/v1/games/{gid}/{op}"] = {"post": operation}
+        for route in typed:
+            operation = typed_operation(generic[route.path][route.method], gid, game.name)
+            operation["operationId"] = str(route.operation.per_game).format(camel(gid))
+            out[route.path.replace("{game}", gid)] = {route.method: operation}
     return out
+
+
+def typed_operation(generic: dict[str, Any], gid: str, name: str) -> dict[str, Any]:
+    """A generic operation on a game's own URL: no game parameter, no unknown game, the game's own bodies."""
+    prefix = camel(gid)
+    operation = copy.deepcopy(generic)
+    operation["tags"] = [gid]
+    operation["parameters"] = []
+    operation["summary"] = f"{name}: {operation['summary'][0].lower()}{operation['summary'][1:]}"
+    media = operation["requestBody"]["content"][JSON]
+    media["schema"] = ref(prefix + _component(media["schema"]))
+    media.pop("example", None)
+    operation["responses"].pop("404", None)  # the game is known: its id is the path
+    for response in operation["responses"].values():
+        content = response.get("content", {}).get(JSON)
+        if content is not None and _component(content["schema"]) in REFINED:
+            content["schema"] = ref(prefix + _component(content["schema"]))
+    return operation
+
+
+def _component(schema: dict[str, Any]) -> str:
+    return str(schema.get("$ref", "")).rsplit("/", 1)[-1]

@@ -19,9 +19,9 @@ import weakref
 
 from ..storage import StoreUnavailable
 from .referee import now_ms
-from .session_service import SessionService
+from .service import SessionService
 
-log = logging.getLogger("service.api.timeouts")
+log = logging.getLogger("service.sessions.timeouts")
 
 POLL = 0.2          # seconds between two looks at the deadlines: a timeout is applied within about this
 LEASE_MS = 5_000    # a claimed deadline not done with in this time is handed to another applier

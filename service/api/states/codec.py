@@ -8,7 +8,7 @@ not match (changed, re-encoded, or tagged by a service with another key), is che
 as before; a tag never makes the service refuse a state.
 
 With a sealing key (SEALING_KEY), states leave sealed and come back authenticated instead: SealedCodec in
-service/api/sealing.py, which gives no tag. ``codec_for`` picks one from the configuration.
+service/api/states/sealing.py, which gives no tag. ``codec_for`` picks one from the configuration.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from .. import engine
-from ..engine import State, StateTampered
+from ... import engine
+from ...engine import State, StateTampered
 from .sealing import SealedCodec, is_sealed
 
 TAG_PREFIX = "t1."

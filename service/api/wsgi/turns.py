@@ -22,7 +22,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from ..greenlets import under_gevent
+from ...greenlets import under_gevent
 
 _HELD = "referee.turn"  # set in the WSGI environ while the request holds a turn
 SESSIONS = "/v1/sessions/"

@@ -1,10 +1,10 @@
 """The shapes of the service's answers, as marshmallow schemas: openapi.yaml's response bodies are generated
-from them (service/api/openapi.py), and schemathesis checks every answer the service gives against that
+from them (service/api/openapi/spec.py), and schemathesis checks every answer the service gives against that
 document (tests/contract). The handlers build their answers as plain dicts on the hot path; these classes say
 what those dicts hold.
 
 ``Meta.unknown = INCLUDE`` marks an answer that may carry more keys than listed (a game's own result fields);
-the request schemas (service/api/schemas.py) refuse unknown keys instead. ``DESCRIPTION`` is a schema's
+the request schemas (service/api/schemas/requests.py) refuse unknown keys instead. ``DESCRIPTION`` is a schema's
 description in openapi.yaml.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, fields, validate
 
-from .schemas import ClockSpec, StrictInt, doc
+from .requests import ClockSpec, StrictInt, doc
 
 # Every problem code and the shared illegal-move reasons (each game adds reasons of its own).
 ILLEGAL_REASONS = ["not_your_turn", "card_not_in_hand", "must_follow_suit", "must_head_trick", "must_trump",
@@ -22,7 +22,7 @@ CODES = ["illegal_move", "invalid_state", "invalid_deal", "invalid_options", "un
          "state_tampered", "version_conflict", "session_not_found", "forbidden", "unauthorized",
          "store_unavailable", "not_found", "method_not_allowed", "payload_too_large", "internal_error",
          "idempotency_key_reused", "too_many_requests", "limit_exceeded", "match_over", "abort_too_late",
-         # hosted tournaments (service/api/bots.py, tournaments.py)
+         # hosted tournaments (service/api/http/bots.py, tournaments.py)
          "tournaments_need_redis", "bot_name_taken", "bot_not_found", "unknown_bot", "invalid_description",
          "tournament_not_found", "registration_closed", "too_few_entries", "already_started", "not_running",
          "not_paused", "tournament_over", "not_an_entry"]

@@ -1,5 +1,5 @@
 """Request bodies, checked with marshmallow before the engine sees them; openapi.yaml's request bodies are
-generated from these same classes (service/api/openapi.py), so the two cannot say different things.
+generated from these same classes (service/api/openapi/spec.py), so the two cannot say different things.
 
 The schemas stay shallow on purpose: a state is checked by the engine (service.engine.check_state),
 which knows each game's invariants; here we only check the envelope's shape.
@@ -10,8 +10,8 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from ..engine import all_games
-from .errors import ApiError
+from ...engine import all_games
+from ..http.errors import ApiError
 
 HEX = validate.Regexp(r"^[0-9a-fA-F]{1,128}$", error="must be 1 to 128 hex digits")
 # A session's seed is committed to publicly before play: short enough and the commitment is brute-forced.
@@ -37,7 +37,7 @@ class StrictInt(fields.Integer):
 
 
 def doc(description: str | None = None, component: str | None = None, **more: Any) -> dict[str, Any]:
-    """A field's ``metadata`` for openapi.yaml (service/api/openapi.py reads it with apispec): a description,
+    """A field's ``metadata`` for openapi.yaml (service/api/openapi/spec.py reads it with apispec): a description,
     and the hand-written component that describes the value (a ``Move``, a ``State``, a ``Seat``), where the
     field itself loads the value as a plain JSON value that the engine checks."""
     out: dict[str, Any] = dict(more)

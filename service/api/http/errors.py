@@ -12,9 +12,9 @@ import orjson
 from flask import Flask, Response, has_request_context
 from werkzeug.exceptions import HTTPException
 
-from ..engine import IllegalMove, RulesError
-from ..storage.base import StoreUnavailable
-from . import observability
+from ...engine import IllegalMove, RulesError
+from ...storage.base import StoreUnavailable
+from ..wsgi import observability
 
 log = logging.getLogger("service.api")
 PROBLEM = "application/problem+json"

@@ -17,16 +17,19 @@ from collections.abc import Callable, Iterator
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from .. import engine
-from ..config import Config
-from ..storage import StoreUnavailable
-from ..tournaments import ratings
-from ..tournaments.store import NameTaken, TournamentStore
-from . import schemas, tournament_schemas
+from ... import engine
+from ...config import Config
+from ...storage import StoreUnavailable
+from ...tournaments import ratings
+from ...tournaments.store import NameTaken, TournamentStore
+from ..schemas import requests as schemas, tournaments as tournament_schemas
 from .errors import ApiError
 from .json import body, reply
-from .referee import now_ms
-from .session_service import REALM, TOKEN
+from ...sessions.referee import now_ms
+from ...sessions.service import REALM, TOKEN
+from ..openapi import tournaments as contract
+from ..openapi.operations import Body, documented
+from ..openapi.shapes import event_stream, location, ok, problem_response, ref
 
 bp = Blueprint("bots", __name__)
 
@@ -68,6 +71,11 @@ def bot_of_token(store: TournamentStore, authorization: str | None) -> str:
 
 
 @bp.post("/v1/bots")
+@documented("createBot", "Register a bot for hosted tournaments.",
+            body=Body("BotCreate", {"name": "greedy-1", "owner": "ada@example.org"}),
+            responses={"201": location(ok(ref("BotCreated"), "The bot, with its token (shown only now).")),
+                       "400": contract.BAD, "409": problem_response("bot_name_taken: another bot has that name."),
+                       "503": contract.NO_REDIS})
 def create_bot() -> Response:
     store = tournament_store()
     data = schemas.load(tournament_schemas.BOT_CREATE, body())
@@ -80,6 +88,9 @@ def create_bot() -> Response:
 
 
 @bp.get("/v1/bots/<bid>")
+@documented("getBot", "A bot: whether it is connected, and its ratings per game.",
+            responses={"200": ok(ref("Bot")), "404": problem_response("bot_not_found: no such bot."),
+                       "503": contract.NO_REDIS})
 def get_bot(bid: str) -> Response:
     store = tournament_store()
     bot = store.bot(bid) if len(bid) <= 64 else None
@@ -92,6 +103,9 @@ def get_bot(bid: str) -> Response:
 
 
 @bp.get("/v1/games/<game>/ladder")
+@documented("gameLadder", "Every rated bot of a game, best first (by ordinal).",
+            responses={"200": ok(ref("Ladder")), "404": problem_response("unknown_game: no such game."),
+                       "503": contract.NO_REDIS})
 def ladder(game: str) -> Response:
     if game not in engine.all_games():
         raise ApiError(404, "unknown_game", f"There is no game {game!r}.")
@@ -104,6 +118,10 @@ def ladder(game: str) -> Response:
 
 
 @bp.get("/v1/bots/me/events")
+@documented("botEvents", "The bot's event stream: the matches it is to play.", description=contract.BOT_EVENTS,
+            bearer=True, parameters=contract.STREAM_PARAMETERS,
+            responses={"200": event_stream("The bot's events."), "400": contract.BAD,
+                       "401": contract.no_token("the bot token"), "503": contract.NO_REDIS})
 def bot_events() -> Response:
     store = tournament_store()
     bid = bot_of_token(store, request.headers.get("Authorization"))

@@ -1,11 +1,11 @@
 """The bodies of the bot and tournament endpoints as marshmallow schemas: the requests they load, and the
-answers openapi.yaml describes (service/api/openapi_tournaments.py), checked by schemathesis like every other."""
+answers openapi.yaml describes (service/api/openapi/tournaments.py), checked by schemathesis like every other."""
 from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
 from .answers import Open
-from .schemas import StrictInt, doc
+from .requests import StrictInt, doc
 
 BOT_NAME = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
                            error="1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit")

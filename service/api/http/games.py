@@ -10,11 +10,15 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app
 
-from .. import engine
-from ..engine import Event, IllegalMove, RulesError, State
-from ..config import Config
-from . import limits, schemas
-from .codec import StateCodec
+from ... import engine
+from ...engine import Event, IllegalMove, RulesError, State
+from ...config import Config
+from ..wsgi import limits
+from ..schemas import requests as schemas
+from ..states.codec import StateCodec
+from ..openapi import stateless as contract
+from ..openapi.operations import Body, documented
+from ..openapi.shapes import ok, ref
 from .errors import ApiError
 from .json import body, reply
 
@@ -78,16 +82,22 @@ def config() -> Config:
 
 
 @bp.get("/v1/games")
+@documented("listGames", "The catalogue of games.", responses={"200": ok(ref("GameList"))})
 def catalogue() -> Response:
     return reply({"games": [engine.describe(g, full=False) for g in engine.all_games().values()]})
 
 
 @bp.get("/v1/games/<game>")
+@documented("getGame", "One game with its move vocabulary.",
+            responses={"200": ok(ref("GameSummary")), "404": contract.UNKNOWN_GAME})
 def game_entry(game: str) -> Response:
     return reply(engine.describe(engine.get_game(game), full=True))
 
 
 @bp.post("/v1/games/<game>/new")
+@documented("newMatch", "Deal a new match (seeded or explicit deals).", per_game="new{}Match",
+            body=Body("DealSpec", {"players": 4, "options": {}, "seed": "00ff"}),
+            responses={"201": ok(ref("Envelope"), "The new match."), **contract.refusals("games.new")})
 def new(game: str) -> Response:
     engine.get_game(game)
     payload = body()
@@ -97,6 +107,9 @@ def new(game: str) -> Response:
 
 
 @bp.post("/v1/games/<game>/move")
+@documented("applyMove", "Adjudicate a move: the next state, or why it is illegal.", per_game="apply{}Move",
+            body=Body("MoveRequest", contract.exchange),
+            responses={"200": ok(ref("Envelope"), "The move was legal."), **contract.refusals("games.move")})
 def move(game: str) -> Response:
     engine.get_game(game)
     answer, new_state = judge_move(game, body(), codec())
@@ -121,6 +134,9 @@ def judge_move(game: str, payload: Any, c: StateCodec) -> tuple[dict[str, Any], 
 
 
 @bp.post("/v1/games/<game>/legal-moves")
+@documented("legalMoves", "Every legal move now (optionally of one seat).",
+            body=Body("LegalMovesRequest", contract.legal_moves_request),
+            responses={"200": ok(ref("LegalMoves")), **contract.refusals("games.legal")})
 def legal(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.LEGAL, body())
@@ -132,6 +148,9 @@ def legal(game: str) -> Response:
 
 
 @bp.post("/v1/games/<game>/view")
+@documented("viewState", "What one seat (or a spectator, seat null) may see.",
+            body=Body("ViewRequest", contract.view_request),
+            responses={"200": ok(ref("SeatView")), **contract.refusals("games.view")})
 def view(game: str) -> Response:
     engine.get_game(game)
     req = schemas.load(schemas.VIEW, body())
@@ -141,6 +160,9 @@ def view(game: str) -> Response:
 
 
 @bp.post("/v1/games/<game>/replay")
+@documented("replayMatch", "Replay a whole match from its seed/deals and moves.", per_game="replay{}Match",
+            body=Body("ReplayRequest", contract.replay_request),
+            responses={"200": ok(ref("Envelope"), "The final state."), **contract.refusals("games.replay")})
 def replay(game: str) -> Response:
     engine.get_game(game)
     payload = body()

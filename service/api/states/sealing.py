@@ -31,8 +31,8 @@ import orjson
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from .. import engine
-from ..engine import State, StateTampered
+from ... import engine
+from ...engine import State, StateTampered
 
 FORMAT = "cr1"
 AAD_PREFIX = b"card-referee sealed state cr1\x00"
@@ -49,7 +49,7 @@ def is_sealed(raw: Any) -> bool:
 
 
 class SealedCodec:
-    """A StateCodec (service/api/codec.py) that seals states on the way out and opens them on the way in."""
+    """A StateCodec (service/api/states/codec.py) that seals states on the way out and opens them on the way in."""
 
     def __init__(self, key: bytes) -> None:
         if len(key) != 32:

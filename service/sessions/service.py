@@ -3,7 +3,7 @@
 It alone creates sessions (tokens and the commitments to the deal), says which seat a token belongs to,
 takes a move from request to stored answer (authentication, the Idempotency-Key, judging, the compare-and-set
 and its retries) and writes the public log with the moves' hidden parameters left out. The blueprint in
-service/api/sessions.py only reads HTTP into these calls and writes their results back; the store
+service/api/http/sessions.py only reads HTTP into these calls and writes their results back; the store
 (service.storage) only stores, and keeps its own copies of recent sessions (see ``SessionStore.current``).
 """
 from __future__ import annotations
@@ -25,10 +25,11 @@ import orjson
 from .. import engine
 from ..config import Config
 from ..storage import Session, SessionStore, Write
-from . import referee, schemas
-from .errors import ApiError
-from .games import guarded, new_seed, start_match
-from .json import parse
+from . import referee
+from ..api.schemas import requests as schemas
+from ..api.http.errors import ApiError
+from ..api.http.games import guarded, new_seed, start_match
+from ..api.http.json import parse
 from .referee import REF, game_state, now_ms
 from .reveal import apply_and_redact
 

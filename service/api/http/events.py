@@ -22,17 +22,20 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, request
 
-from .. import engine
-from ..config import Config
-from ..storage import Session, SessionStore, StoreUnavailable
-from ..storage.notify import Watch
+from ... import engine
+from ...config import Config
+from ...storage import Session, SessionStore, StoreUnavailable
+from ...storage.notify import Watch
 from .errors import ApiError
 from .games import start_match
-from .session_service import SessionService, replay_entry, seat_answer
+from ...sessions.service import SessionService, replay_entry, seat_answer
 from .sessions import DECIMAL, config, query_int, service, store
+from ..openapi import sessions as contract
+from ..openapi.operations import documented
+from ..openapi.shapes import event_stream, ref
 
 bp = Blueprint("events", __name__)
-log = logging.getLogger("service.api.events")
+log = logging.getLogger("service.api.http.events")
 
 RESUME_MAX = 100     # a client that missed more versions than this gets a gap notice and the current view
 RETRY_MS = 2000      # how long EventSource waits before it reconnects
@@ -40,6 +43,15 @@ HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}  # the latter
 
 
 @bp.get("/v1/sessions/<sid>/events")
+@documented("sessionEvents", "Server-Sent Events: this seat's view (a spectator's without a token) after every move.",
+            description=contract.EVENTS_DESCRIPTION + contract.OPTIONAL_TOKEN,
+            parameters=[contract.LAST_EVENT_ID, contract.EVENTS_AFTER],
+            responses={"200": event_stream("The event stream (see the description for its events).",
+                                           ref("SessionEventStream")),
+                       "204": {"description": "The match is over and the client has its last event: nothing will "
+                                              "follow (EventSource stops reconnecting)."},
+                       "400": contract.BAD, "401": contract.UNAUTHORIZED, "404": contract.NOT_FOUND,
+                       "503": contract.UNAVAILABLE})
 def events(sid: str) -> Response:
     last = last_event_id()
     sessions = service()

@@ -25,10 +25,10 @@ from typing import Any
 
 from flask import Flask, current_app, request
 
-from ..config import Config, Quota
-from ..greenlets import under_gevent
-from ..storage import SessionStore, StoreUnavailable
-from .errors import ApiError
+from ...config import Config, Quota
+from ...greenlets import under_gevent
+from ...storage import SessionStore, StoreUnavailable
+from ..http.errors import ApiError
 
 log = logging.getLogger("service.api")
 EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})  # probes and scrapes are never counted

@@ -7,7 +7,7 @@
     POST /v1/sessions/{id}/abort      the token's seat calls the match off, before the first trick
     GET  /v1/sessions/{id}/log        the public move log; the seed and every move once finished
 
-This blueprint only reads HTTP into calls of the session service (service/api/session_service.py, the one
+This blueprint only reads HTTP into calls of the session service (service/sessions/service.py, the one
 owner of a move) and writes their answers back. docs/sessions.md explains the design; docs/fair-dealing.md
 the commitment and how to check a finished match with ``replay``.
 """
@@ -19,15 +19,20 @@ from contextlib import ExitStack
 
 from flask import Blueprint, Response, current_app, request
 
-from .. import engine
-from ..config import Config
-from ..storage import SessionStore
-from ..storage.notify import wait_on
-from . import limits, observability, schemas
+from ... import engine
+from ...config import Config
+from ...storage import SessionStore
+from ...storage.notify import wait_on
+from ..wsgi import limits, observability
+from ..schemas import requests as schemas
 from .errors import ApiError
 from .json import body, reply
-from .session_service import SID, SessionService, not_found
-from .turns import off_the_connection
+from ...sessions.service import SID, SessionService, not_found
+from ..wsgi.turns import off_the_connection
+from ..openapi import sessions as contract
+from ..openapi.operations import Body, documented
+from ..openapi.shapes import location, ok, problem_response, ref, too_many, with_headers
+from ..openapi.stateless import too_large
 
 bp = Blueprint("sessions", __name__)
 
@@ -79,6 +84,15 @@ def query_seconds(name: str) -> float:
 
 # ----- endpoints ------------------------------------------------------------------------
 @bp.post("/v1/sessions")
+@documented("createSession", "Start a session: the referee keeps the state.",
+            body=Body("SessionCreate", {"game": "femkort", "players": 4}),
+            responses={"201": location(ok(ref("SessionCreated"), "The session, with one token per seat."),
+                                       links=contract.LINKS),
+                       "400": contract.BAD, "413": too_large("sessions.create"),
+                       "422": problem_response("Unknown game, invalid options, deal or player count; limit_exceeded: "
+                                               "more explicit deals than MAX_DEALS or than the match can ever deal, "
+                                               "or a session larger than MAX_SESSION_BYTES."),
+                       "503": contract.UNAVAILABLE, "429": too_many(creating_a_session=True)})
 def create() -> Response:
     limits.take_session(store(), config())
     payload = body()
@@ -96,6 +110,12 @@ def create() -> Response:
 
 
 @bp.get("/v1/sessions/<sid>")
+@documented("getSession", "A seat's view (spectator without a token); long-polls with after and wait.",
+            description="The long-poll: with `after` and `wait`, the answer comes once the version is above "
+                        "`after`, or after `wait` seconds as it is then." + contract.OPTIONAL_TOKEN,
+            parameters=[contract.AFTER, contract.WAIT],
+            responses={"200": ok(ref("SessionView")), "400": contract.BAD, "401": contract.UNAUTHORIZED,
+                       "404": contract.NOT_FOUND, "503": contract.UNAVAILABLE})
 def show(sid: str) -> Response:
     after, wait = query_int("after"), query_seconds("wait")
     if after is not None and wait > 0:
@@ -137,6 +157,20 @@ def long_poll(sid: str, after: int, waited: float) -> Response:
 
 
 @bp.post("/v1/sessions/<sid>/moves")
+@documented("submitMove", "Make a move with your seat's token.", bearer=True, parameters=[contract.IDEMPOTENCY_KEY],
+            body=Body("SessionMove", {"move": {"seat": 1, "action": "play", "card": "QS"}}),
+            responses={"200": with_headers(ok(ref("SessionView"), "The move was accepted; this seat's view after it."),
+                                           contract.REPLAYED),
+                       "400": contract.BAD, "401": contract.UNAUTHORIZED,
+                       "403": problem_response("forbidden: the move's seat is not your token's seat."),
+                       "404": contract.NOT_FOUND,
+                       "409": problem_response("version_conflict: the session is no longer at that version (the "
+                                               "body's version says where it is)."),
+                       "413": problem_response("The body is too large (4096 bytes at most)."),
+                       "422": problem_response("illegal_move (with a reason), idempotency_key_reused, or "
+                                               "limit_exceeded: the session holds MAX_MOVES moves, or its state "
+                                               "would outgrow MAX_SESSION_BYTES."),
+                       "503": contract.UNAVAILABLE})
 def submit(sid: str) -> Response:
     answer = service().move(sid, request.headers.get("Authorization"), request.get_data(cache=False),
                             request.headers.get("Idempotency-Key"))
@@ -145,17 +179,26 @@ def submit(sid: str) -> Response:
 
 
 @bp.post("/v1/sessions/<sid>/concede")
+@contract.ending("concedeSession", "Give up: by the session's policy the match ends now with your seat last "
+                                   "(forfeit, penalty, no time control), or the service plays for you (auto).",
+                 "match_over: the match is over already.")
 def concede(sid: str) -> Response:
     answer = service().concede(sid, request.headers.get("Authorization"), request.get_data(cache=False))
     return reply(answer, headers=NO_STORE)
 
 
 @bp.post("/v1/sessions/<sid>/abort")
+@contract.ending("abortSession", "Call the match off before its first trick is completed: finished, nobody wins "
+                                 "(result ended_by abort, payoffs all 0).",
+                 "abort_too_late: a trick has been completed (or a deal settled); match_over: the match is over "
+                 "already.")
 def abort(sid: str) -> Response:
     answer = service().abort(sid, request.headers.get("Authorization"), request.get_data(cache=False))
     return reply(answer, headers=NO_STORE)
 
 
 @bp.get("/v1/sessions/<sid>/log")
+@documented("getSessionLog", "The public move log; the seed and every move once finished.",
+            responses={"200": ok(ref("SessionLog")), "404": contract.NOT_FOUND, "503": contract.UNAVAILABLE})
 def move_log(sid: str) -> Response:
     return reply(service().public_log(sid), headers=NO_STORE)
