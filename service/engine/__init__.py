@@ -185,9 +185,12 @@ def max_dealings(game_id: str, players: int | None, options: Any) -> int | None:
 
 def in_public_view(state: State) -> Counter[str]:
     """The copies of each card the table sees (the spectator's view), for ``hidden_params``."""
-    return views.in_public_view(get_game(state["game"]), state)
+    return views.public_cards(view(state, None))
 
 
 def hidden_params(move: Move, seen_before: Counter[str], after: State) -> list[str]:
-    """The parameters of ``move`` a public record must leave out until the match is over (engine/views.py)."""
-    return views.hidden_params(get_game(after["game"]), move, seen_before, after)
+    """The parameters of ``move``, made in a state whose public view showed ``seen_before``
+    (``in_public_view``) and giving ``after``, that a public record must leave out until the match is over
+    (engine/views.py)."""
+    spec = get_game(after["game"]).actions[move["action"]]
+    return views.hidden_params(move, spec, seen_before, lambda: in_public_view(after))

@@ -7,14 +7,14 @@ A view leaves out every hand but the seat's own (their sizes stay), the keys no 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cards import count_codes
-from .moves import CARD_KINDS, Move
+from .moves import CARD_KINDS, Action, Move
 
-if TYPE_CHECKING:
-    from .base import Game, State
+State = dict[str, Any]
 
 
 def core_view(state: State, seat: int | None, hidden_keys: AbstractSet[str], turn: int | None) -> dict[str, Any]:
@@ -29,23 +29,23 @@ def core_view(state: State, seat: int | None, hidden_keys: AbstractSet[str], tur
     return out
 
 
-def in_public_view(game: Game, state: State) -> Counter[str]:
-    """The copies of each card the table sees (the spectator's view), for ``hidden_params``."""
-    return count_codes(game.view(state, None))
+def public_cards(spectators_view: dict[str, Any]) -> Counter[str]:
+    """The copies of each card the table sees: the cards the spectator's view names."""
+    return count_codes(spectators_view)
 
 
-def hidden_params(game: Game, move: Move, seen_before: Counter[str], after: State) -> list[str]:
-    """The parameters of ``move``, made in a state whose public view showed ``seen_before``
-    (``in_public_view``) and giving ``after``, that a public record must leave out until the match is over:
-    a parameter naming cards is shown only when the public view after the move shows that many more copies
-    of each card it names (cards played face up); an empty list of cards, cards laid face down, and a deal's
-    last card when the move also clears the table are withheld. Other parameters (a bid, a suit named) are
-    announced at a real table and shown."""
-    spec = game.actions[move["action"]]
+def hidden_params(move: Move, spec: Action, seen_before: Counter[str], seen_after: Callable[[], Counter[str]]
+                  ) -> list[str]:
+    """The parameters of ``move`` (of the action ``spec``), made when the table saw ``seen_before`` and leaving
+    it to see ``seen_after()``, that a public record must leave out until the match is over: a parameter naming
+    cards is shown only when the table sees that many more copies of each card it names after the move (cards
+    played face up); an empty list of cards, cards laid face down, and a deal's last card when the move also
+    clears the table are withheld. Other parameters (a bid, a suit named) are announced at a real table and
+    shown."""
     named = {name: count_codes(move[name]) for name, param in spec.params.items()
              if name in move and param.kind in CARD_KINDS}
     if not named:
         return []
-    seen_after = in_public_view(game, after)
+    after = seen_after()
     return sorted(name for name, cards in named.items()
-                  if not cards or any(seen_after[c] - seen_before[c] < k for c, k in cards.items()))
+                  if not cards or any(after[c] - seen_before[c] < k for c, k in cards.items()))
