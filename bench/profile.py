@@ -211,7 +211,7 @@ def handler(game_id: str) -> None:
               for s, mv in states_of(game_id, 30)]
 
     def move(raw: bytes) -> bytes:
-        return orjson.dumps(judge_move(game_id, orjson.loads(raw), codec)[0])
+        return orjson.dumps(judge_move(game_id, orjson.loads(raw), codec))
 
     def echo(raw: bytes) -> bytes:
         return orjson.dumps(orjson.loads(raw))

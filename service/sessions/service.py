@@ -573,15 +573,32 @@ def idempotency_key(raw: str | None) -> str | None:
 
 
 def replay_entry(state: engine.State, entry: dict[str, Any]) -> engine.State:
-    """The stored state after a log entry, from the state before it (changed in place where it can be): its
-    move applied, or the match ended, and the referee record as it was after it."""
-    if "move" in entry:
-        state, _ = guarded(engine.apply, state, entry["move"], in_place=True)
-    elif entry.get("ends"):
-        state = guarded(engine.end_match, state, entry["type"], entry["seat"])
-    if "ref" in entry:
-        state[REF] = entry["ref"]
-    return state
+    """The stored state after a log entry, from the state before it (not changed): its move applied, or the
+    match ended, and the referee record as it was after it."""
+    return replay_entries(state, [entry])
+
+
+def replay_entries(state: engine.State, entries: list[dict[str, Any]]) -> engine.State:
+    """The stored state after log entries, from the state before them (not changed): their moves applied (a
+    run of moves with one copy of the state), a match ended where one ends it, and the referee record as it
+    was after the last that has one."""
+    moves: list[dict[str, Any]] = []
+    for entry in entries:
+        if "move" in entry:
+            moves.append(entry["move"])
+        elif entry.get("ends"):
+            state = guarded(engine.end_match, _played(state, moves), entry["type"], entry["seat"])
+            moves = []
+    state = _played(state, moves)
+    refs = [entry["ref"] for entry in entries if "ref" in entry]
+    return {**state, REF: refs[-1]} if refs else state
+
+
+def _played(state: engine.State, moves: list[dict[str, Any]]) -> engine.State:
+    if not moves:
+        return state
+    played: engine.State = guarded(engine.apply_all, state, moves)[0]
+    return played
 
 
 def read_reason(raw: bytes) -> str | None:

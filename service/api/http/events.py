@@ -28,7 +28,7 @@ from ...storage import Session, SessionStore, StoreUnavailable
 from ...storage.notify import Watch
 from .errors import ApiError
 from .games import start_match
-from ...sessions.service import SessionService, replay_entry, seat_answer
+from ...sessions.service import SessionService, replay_entries, replay_entry, seat_answer
 from .sessions import DECIMAL, config, query_int, service, store
 from ..openapi import sessions as contract
 from ..openapi.operations import documented
@@ -175,7 +175,7 @@ class Stream:
                 return None
             out = []
             for entry in entries:
-                state = replay_entry(engine.clone(state), entry)
+                state = replay_entry(state, entry)
                 out.append((entry["version"], state))
             return out
         except engine.RulesError:
@@ -187,10 +187,7 @@ class Stream:
         meta = self.meta
         spec = {"players": meta["players"], "options": meta["options"], "seed": self.seed,
                 "deals": meta["deals"]}
-        state = start_match(meta["game"], spec)
-        for entry in self.store.entries(self.sid, 1, version):
-            state = replay_entry(state, entry)
-        return state
+        return replay_entries(start_match(meta["game"], spec), self.store.entries(self.sid, 1, version))
 
 
 TIME_UP = Session("", -1, {}, {}, False)  # what ``Stream.sleep`` returns when the stream's time is up
