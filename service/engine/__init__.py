@@ -21,6 +21,7 @@ from typing import Any
 
 from . import record, views
 from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_to_act
+from .cards import count_codes
 from .catalogue import describe
 from .endings import ENDINGS, FORFEITS, auto_move, closes_abort_window, end_match, ended_result, match_result
 from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
@@ -185,7 +186,7 @@ def max_dealings(game_id: str, players: int | None, options: Any) -> int | None:
 
 def in_public_view(state: State) -> Counter[str]:
     """The copies of each card the table sees (the spectator's view), for ``hidden_params``."""
-    return views.public_cards(view(state, None))
+    return count_codes(view(state, None))
 
 
 def hidden_params(move: Move, seen_before: Counter[str], after: State) -> list[str]:

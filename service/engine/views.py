@@ -29,11 +29,6 @@ def core_view(state: State, seat: int | None, hidden_keys: AbstractSet[str], tur
     return out
 
 
-def public_cards(spectators_view: dict[str, Any]) -> Counter[str]:
-    """The copies of each card the table sees: the cards the spectator's view names."""
-    return count_codes(spectators_view)
-
-
 def hidden_params(move: Move, spec: Action, seen_before: Counter[str], seen_after: Callable[[], Counter[str]]
                   ) -> list[str]:
     """The parameters of ``move`` (of the action ``spec``), made when the table saw ``seen_before`` and leaving
