@@ -60,7 +60,7 @@ def playout_us_per_move(game_id: str, players: int, options: dict[str, Any], sec
         n = 0
         t0 = perf()
         while state["phase"] != engine.base.OVER:
-            state, _ = apply(state, concrete(choice(legal_moves(state)), rng), in_place=True)
+            state, _ = apply(state, concrete(choice(legal_moves(state)), rng))
             n += 1
         total += perf() - t0
         moves += n
@@ -82,7 +82,7 @@ def detail(game_id: str, players: int, options: dict[str, Any], matches: int, se
         while not engine.is_finished(state):
             t0 = perf()
             move = concrete(rng.choice(engine.legal_moves(state)), rng)
-            state, _ = engine.apply(state, move, in_place=True)
+            state, _ = engine.apply(state, move)
             move_t.append(perf() - t0)
             k += 1
             if k % 5 == 0:
@@ -145,7 +145,7 @@ def growth(mode: str) -> list[dict[str, Any]]:
             while not engine.is_finished(state):
                 t0 = time.perf_counter()
                 move = concrete(rng.choice(engine.legal_moves(state)), rng)
-                state, events = engine.apply(state, move, in_place=True)
+                state, events = engine.apply(state, move)
                 dt = time.perf_counter() - t0
                 if len(rec) % 3 == 0:  # every third move: validation time (best of 3), state and response sizes
                     vt = min(_time(engine.check_state, gid, state) for _ in range(3))

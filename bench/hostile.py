@@ -77,7 +77,7 @@ def random_moves(game: str, players: int, options: dict[str, Any] | None, moves:
         move = dict(rng.choice(engine.legal_moves(state)))
         for key, span in move.pop("ranges", {}).items():
             move[key] = rng.sample(span["from"], span["choose"]) if "choose" in span else span["min"]
-        state, _ = engine.apply(state, move, in_place=True)
+        state, _ = engine.apply(state, move)
         played.append(move)
     return played
 

@@ -297,7 +297,7 @@ def new_session(svc: Service, game: tuple[str, int, dict[str, Any]], seed: str, 
     moves = []
     for _ in range(moves_each):
         move = concrete(rng.choice(engine.legal_moves(state)), rng)
-        state, _ = engine.apply(state, move, in_place=True)
+        state, _ = engine.apply(state, move)
         moves.append(move)
     return orjson.loads(resp), moves
 

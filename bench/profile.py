@@ -40,7 +40,7 @@ def states_of(game_id: str, matches: int) -> list[tuple[dict[str, Any], dict[str
         while not engine.is_finished(s):
             mv = concrete(rng.choice(engine.legal_moves(s)), rng)
             out.append((engine.clone(s), mv))
-            s, _ = engine.apply(s, mv, in_place=True)
+            s, _ = engine.apply(s, mv)
     return out
 
 
@@ -86,7 +86,7 @@ def workload(kind: str, game_id: str) -> Any:
     def move() -> None:
         for s, mv in copies:
             engine.legal_moves(s)
-            engine.apply(s, mv, in_place=True)
+            engine.apply(s, mv)
     return move
 
 
@@ -113,7 +113,7 @@ def session_workload(game_id: str) -> Any:
         state = engine.new_match(game_id, 4, {"deals": 1000} if game_id == "femkort" else {}, seed)
         for _ in range(40):
             move = concrete(rng.choice(engine.legal_moves(state)), rng)
-            state, _ = engine.apply(state, move, in_place=True)
+            state, _ = engine.apply(state, move)
             todo.append((f"/v1/sessions/{created['id']}/moves", orjson.dumps({"move": move}),
                          {"Authorization": f"Bearer {tokens[move['seat']]}"}))
     by_session: dict[str, list[Any]] = {}
@@ -211,7 +211,7 @@ def handler(game_id: str) -> None:
               for s, mv in states_of(game_id, 30)]
 
     def move(raw: bytes) -> bytes:
-        return orjson.dumps(judge_move(game_id, orjson.loads(raw), codec)[0])
+        return orjson.dumps(judge_move(game_id, orjson.loads(raw), codec))
 
     def echo(raw: bytes) -> bytes:
         return orjson.dumps(orjson.loads(raw))
@@ -291,7 +291,7 @@ def sizes(which: str) -> None:
                 rng = random.Random(m)
                 s = engine.new_match(game_id, n, {}, f"ab{m}")
                 while not engine.is_finished(s):
-                    s, _ = engine.apply(s, concrete(rng.choice(engine.legal_moves(s)), rng), in_place=True)
+                    s, _ = engine.apply(s, concrete(rng.choice(engine.legal_moves(s)), rng))
                     sizes_seen.append(len(orjson.dumps(s)))
         print(f"{game_id}: mean {sum(sizes_seen) / len(sizes_seen):.0f} B, max {max(sizes_seen)} B "
               f"over {len(sizes_seen)} states")

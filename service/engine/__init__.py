@@ -1,38 +1,45 @@
-"""The rules engine: pure functions from a state and a move to a new state.
+"""The rules engine: pure functions. A state goes in, a new state comes out; what goes in is never changed.
 
-No Flask, Redis, clock or I/O here (tests/engine/test_purity.py enforces it). The surface:
+No Flask, Redis, clock or I/O here, and no state kept between calls (tests/engine/test_purity.py enforces
+both). The surface:
 
     new_match(game_id, players, options, seed, deals) -> state
-    check_state(game_id, state)                       -> raises InvalidState
-    apply(state, move) -> (state, events)             -> raises IllegalMove
+    check_state(game_id, state) -> state                  the state rebuilt from its record, or InvalidState
+    resume(kept, state) -> state | None                   the same check, carried on from a state checked before
+    apply(state, move) -> (state, events)                 or IllegalMove
+    apply_all(state, moves, pace) -> (state, [events])    many moves, one copy
     legal_moves(state, seat=None), to_act(state), view(state, seat), result(state)
+
+A game is a module of ``service.engine.games`` (the contract: engine/base.py). Callers outside the engine use
+this module only.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from . import record, views
 from .base import INTERNAL_ERRORS, OVER, Deal, Event, Game, State, clone, seats_to_act
-from .base import give_back as _give_back
-from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
-                     StateTampered, UnknownGame)
+from .cards import count_codes
 from .catalogue import describe
 from .endings import ENDINGS, FORFEITS, auto_move, closes_abort_window, end_match, ended_result, match_result
-from .moves import CARD_KINDS, CARD_PATTERN, Move
-from .cards import count_codes
+from .errors import (IllegalMove, InvalidDeal, InvalidOptions, InvalidRequest, InvalidState, RulesError,
+                     StateTampered, UnknownGame)
+from .moves import CARD_PATTERN, Move
+from .record import deal_of
 from .registry import all_games, get_game
 from .rng import seed_bytes
+from .routing import route
 
 __all__ = [
     "IllegalMove", "InvalidDeal", "InvalidOptions", "InvalidRequest", "InvalidState", "RulesError",
-    "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game", "new_match",
-    "check_state", "give_back", "apply", "legal_moves", "to_act", "seats_to_act", "view", "result", "is_finished", "clone",
-    "deals_from", "max_dealings", "hidden_params", "in_public_view", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
+    "StateTampered", "UnknownGame", "Game", "State", "Move", "Event", "all_games", "get_game",
+    "new_match", "check_state", "resume", "deal_of", "rebuild", "apply", "apply_all", "legal_moves", "to_act",
+    "seats_to_act", "view", "result", "is_finished", "clone", "deals_from", "max_dealings", "hidden_params",
+    "in_public_view", "envelope_extras", "describe", "seed_bytes", "CARD_PATTERN",
     "ENDINGS", "FORFEITS", "auto_move", "closes_abort_window", "end_match", "match_result",
 ]
-
-_INTERNAL_ERRORS = INTERNAL_ERRORS
 
 
 def deals_from(deal: Any = None, deals: Any = None) -> list[Any]:
@@ -58,8 +65,7 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
         raise InvalidRequest(f"{game.name} is for {game.min_players} to {game.max_players} players.",
                              players=n if isinstance(n, int) else None)
     opts = game.read_options(options, n)
-    from .base import is_hex_seed
-    if not isinstance(seed, str) or not is_hex_seed(seed):
+    if not isinstance(seed, str) or not record.is_hex_seed(seed):
         raise InvalidRequest("'seed' must be 1 to 128 hex digits.")
     for i, deal in enumerate(deals):
         try:
@@ -68,43 +74,71 @@ def new_match(game_id: str, players: int | None, options: Any, seed: str, deals:
             raise InvalidDeal(f"Deal {i + 1}: {exc.message}", index=i) from exc
         if pace is not None:
             pace()
-    return game.new_state(n, opts, seed.lower(), [clone(d) for d in deals])
+    return record.start_match(game, n, opts, seed.lower(), [clone(d) for d in deals])
 
 
-def check_state(game_id: str, state: Any, *, lend: bool = False) -> State:
+def check_state(game_id: str, state: Any) -> State:
     """Validate a client-supplied state for ``game_id``; any inconsistency is InvalidState. Returns the state
-    to adjudicate: for games on the core's flow the one rebuilt from the state's record (equal to it). With
-    ``lend``, it may be the process's own replay of the deal, lent: the caller applies a move to it in place
-    (or none) and hands it to ``give_back`` once done with it (its answer written), and must not touch it
-    after that."""
+    to adjudicate: the one rebuilt from the state's record (equal to it, and of the engine's own making)."""
     game = get_game(game_id)
     try:
-        return game.check_state(state, lend)
+        return record.check(game, state)
     except RulesError:
         raise
-    except _INTERNAL_ERRORS as exc:
+    except INTERNAL_ERRORS as exc:
         raise InvalidState(f"The state is malformed ({type(exc).__name__}).") from exc
 
 
-def give_back(state: State) -> None:
-    """Return a state lent by ``check_state(..., lend=True)`` (after a move applied in place, or none): the
-    check of the client's next state then goes on from it. A state that was not lent is ignored."""
-    _give_back(state["game"], state)
+def resume(kept: State, state: Any) -> State | None:
+    """``check_state`` of ``state`` carried on from ``kept``: a state that ``check_state`` returned, or that
+    the engine made, in the same deal (``deal_of`` says which) with a log that starts ``state``'s. Returns the
+    state to adjudicate (``kept`` itself when ``state`` is the same state), or None when anything differs:
+    ``check_state`` then decides, with its own messages. Neither argument is changed."""
+    return record.resume(get_game(kept["game"]), kept, state)
 
 
-def apply(state: State, move: Any, *, in_place: bool = False) -> tuple[State, list[Event]]:
-    """The state after ``move`` and what happened. ``state`` must be valid (see check_state).
+def rebuild(state: State) -> State:
+    """The state that ``state``'s record gives (its carried values before the deal, the deal dealt again, its
+    moves replayed), without comparing the two: InvalidState when a step of it fails."""
+    return record.rebuild(get_game(state["game"]), state)
 
-    With ``in_place`` the given state is changed (callers that own a fresh copy save one copy).
-    """
+
+def apply(state: State, move: Any) -> tuple[State, list[Event]]:
+    """The state after ``move`` and what happened; ``state`` (valid: see check_state) is not changed."""
     game = get_game(state["game"])
     if state["phase"] == OVER:
-        raise IllegalMove("match_over", "The match is over: no more moves can be made.")
+        raise _match_over()
+    step = route(game, state, move)  # refusals before the copy: a refused move costs no copy of the state
+    new: State = clone(state)
     events: list[Event] = []
-    step = game.route(state, move)  # refusals before the copy: a refused move costs no copy of the state
-    new = state if in_place else clone(state)
-    game.play_move(new, move, events, step)
+    record.play_logged(game, new, move, events, step)
     return new, events
+
+
+def apply_all(state: State, moves: Iterable[Any], pace: Callable[[], None] | None = None
+              ) -> tuple[State, list[list[Event]]]:
+    """The state after ``moves`` in order, and each move's events; ``state`` is not changed, and copied once
+    for all the moves. ``pace``, when given, is called before each move (see ``new_match``). The first
+    refused move raises its IllegalMove with ``details["index"]``, its place among ``moves``."""
+    game = get_game(state["game"])
+    new: State = clone(state)
+    news: list[list[Event]] = []
+    for i, move in enumerate(moves):
+        if pace is not None:
+            pace()
+        events: list[Event] = []
+        try:
+            if new["phase"] == OVER:
+                raise _match_over()
+            record.play_logged(game, new, move, events, route(game, new, move))
+        except IllegalMove as exc:
+            raise IllegalMove(exc.reason, exc.message, **{**exc.details, "index": i}) from None
+        news.append(events)
+    return new, news
+
+
+def _match_over() -> IllegalMove:
+    return IllegalMove("match_over", "The match is over: no more moves can be made.")
 
 
 def legal_moves(state: State, seat: int | None = None) -> list[Move]:
@@ -157,16 +191,7 @@ def in_public_view(state: State) -> Counter[str]:
 
 def hidden_params(move: Move, seen_before: Counter[str], after: State) -> list[str]:
     """The parameters of ``move``, made in a state whose public view showed ``seen_before``
-    (``in_public_view``) and giving ``after``, that a public record must leave out until the match is over:
-    a parameter naming cards is shown only when the public view after the move shows that many more copies
-    of each card it names (cards played face up); an empty list of cards, cards laid face down, and a deal's
-    last card when the move also clears the table are withheld. Other parameters (a bid, a suit named) are
-    announced at a real table and shown."""
+    (``in_public_view``) and giving ``after``, that a public record must leave out until the match is over
+    (engine/views.py)."""
     spec = get_game(after["game"]).actions[move["action"]]
-    named = {name: count_codes(move[name]) for name, param in spec.params.items()
-             if name in move and param.kind in CARD_KINDS}
-    if not named:
-        return []
-    seen_after = in_public_view(after)
-    return sorted(name for name, cards in named.items()
-                  if not cards or any(seen_after[c] - seen_before[c] < k for c, k in cards.items()))
+    return views.hidden_params(move, spec, seen_before, lambda: in_public_view(after))

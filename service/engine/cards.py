@@ -6,18 +6,20 @@ plain strings because they are what clients send and read, and comparing strings
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from types import MappingProxyType
 
 Card = str
 
 SUITS: str = "CDHS"
 RANKS: str = "23456789TJQKA"
 JOKER: Card = "JK"
-SUIT_NAMES: dict[str, str] = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-RANK_NAMES: dict[str, str] = {
+SUIT_NAMES: Mapping[str, str] = MappingProxyType({"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"})
+RANK_NAMES: Mapping[str, str] = MappingProxyType({
     "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
     "9": "nine", "T": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace",
-}
+})
 
 
 def make_pack(ranks: str = RANKS, suits: str = SUITS) -> tuple[Card, ...]:
@@ -33,6 +35,12 @@ STANDARD_PACK: tuple[Card, ...] = make_pack()
 PIQUET_PACK: tuple[Card, ...] = make_pack("789TJQKA")
 SPANISH_PACK: tuple[Card, ...] = make_pack("A234567JQK")
 ALL_CODES: frozenset[Card] = frozenset(STANDARD_PACK) | {JOKER}
+
+
+@lru_cache(maxsize=64)
+def codes_of(pack: tuple[Card, ...]) -> frozenset[Card]:
+    """The distinct codes of a pack (a match's pack is asked for on every move)."""
+    return frozenset(pack)
 
 
 def suit(card: Card) -> str:

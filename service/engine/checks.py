@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .cards import ALL_CODES, Card
+from .cards import ALL_CODES, Card, codes_of
 from .errors import InvalidState
 
 
@@ -61,8 +61,9 @@ def need_exact_keys(value: dict[str, Any], label: str, keys: Iterable[str]) -> N
 def need_pack(groups: Sequence[Sequence[Card]], pack: Sequence[Card]) -> None:
     """Every card of the pack exactly once across all groups (hands, tricks, stock, discards...)."""
     cards = [c for g in groups for c in g]
-    if len(cards) == len(pack) and _as_set(pack) == set(cards):
-        if len(_as_set(pack)) == len(pack):
+    codes = codes_of(tuple(pack))
+    if len(cards) == len(pack) and codes == set(cards):
+        if len(codes) == len(pack):
             return  # a pack without repeats: same size and same set means each card exactly once
     found = Counter(cards)
     if found == Counter(pack):
@@ -73,17 +74,6 @@ def need_pack(groups: Sequence[Sequence[Card]], pack: Sequence[Card]) -> None:
     if extra:
         raise InvalidState(f"The card {extra[0]} appears more often than the pack holds it.", card=extra[0])
     raise InvalidState(f"The card {missing[0]} is missing from the state.", card=missing[0])
-
-
-_PACK_SETS: dict[tuple[Card, ...], frozenset[Card]] = {}
-
-
-def _as_set(pack: Sequence[Card]) -> frozenset[Card]:
-    key = tuple(pack)
-    found = _PACK_SETS.get(key)
-    if found is None:
-        found = _PACK_SETS[key] = frozenset(key)
-    return found
 
 
 def need_plays(value: Any, n: int, label: str) -> list[list[Any]]:

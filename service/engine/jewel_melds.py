@@ -16,9 +16,10 @@ and runs made here.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from types import MappingProxyType
 
 from .cards import JOKER, RANKS, STANDARD_PACK, Card
 
@@ -39,8 +40,8 @@ JEWEL_POINTS_BY_COPIES = (0, 2, 5, 10)
 
 SPOT_RANKS = RANKS[:9]          # 2 … T
 HONOUR_RANKS = RANKS[9:]        # J Q K A
-_OTHER_COLOUR = {"C": ("D", "H"), "S": ("D", "H"), "D": ("C", "S"), "H": ("C", "S")}
-_MARRIAGE = {"C": "S", "S": "C", "D": "H", "H": "D"}
+_OTHER_COLOUR = MappingProxyType({"C": ("D", "H"), "S": ("D", "H"), "D": ("C", "S"), "H": ("C", "S")})
+_MARRIAGE = MappingProxyType({"C": "S", "S": "C", "D": "H", "H": "D"})
 # Starting rank indexes of the single-group runs (5.1): 2-3-4 … 8-9-T, J-Q-K, Q-K-A; 2-3-4-5 … 7-8-9-T, J-Q-K-A.
 _RUN3_STARTS = (0, 1, 2, 3, 4, 5, 6, 9, 10)
 _RUN4_STARTS = (0, 1, 2, 3, 4, 5, 9)
@@ -54,7 +55,8 @@ SUPER_SEQUENCE = "super_sequence"
 ALL_WILD = "all_wild"
 
 _JOKER_INDEX = 52
-_CARD_INDEX: dict[Card, int] = {code: i for i, code in enumerate(STANDARD_PACK)} | {JOKER: _JOKER_INDEX}
+_CARD_INDEX: Mapping[Card, int] = MappingProxyType({code: i for i, code in enumerate(STANDARD_PACK)}
+                                                   | {JOKER: _JOKER_INDEX})
 
 
 # --- cards -------------------------------------------------------------------------------------------------

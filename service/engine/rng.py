@@ -32,7 +32,7 @@ def seed_bytes(seed: str) -> bytes:
     return bytes.fromhex(seed)
 
 
-_SUFFIXES = [block.to_bytes(8, "big") for block in range(64)]  # enough for any pack here, without a rejection
+_SUFFIXES = tuple(block.to_bytes(8, "big") for block in range(64))  # enough for any pack here, without a rejection
 
 
 def _blocks(prefix: bytes, first: int, count: int) -> list[int]:

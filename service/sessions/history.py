@@ -66,15 +66,34 @@ def public_entry(e: dict[str, Any], done: bool) -> dict[str, Any]:
 
 
 def replay_entry(state: engine.State, entry: dict[str, Any]) -> engine.State:
-    """The stored state after a log entry, from the state before it (changed in place where it can be): its
-    move applied, or the match ended, and the referee record as it was after it."""
-    if "move" in entry:
-        state, _ = guarded(engine.apply, state, entry["move"], in_place=True)
-    elif entry.get("ends"):
-        state = guarded(engine.end_match, state, entry["type"], entry["seat"])
-    if "ref" in entry:
-        state[REF] = entry["ref"]
-    return state
+    """The stored state after a log entry, from the state before it (not changed): its move applied, or the
+    match ended, and the referee record as it was after it."""
+    return replay_entries(state, [entry])
+
+
+def replay_entries(state: engine.State, entries: Iterable[dict[str, Any]]) -> engine.State:
+    """The stored state after log entries, from the state before them (not changed): their moves applied (a
+    run of moves with one copy of the state), a match ended where one ends it, and the referee record as it
+    was after the last that has one."""
+    moves: list[dict[str, Any]] = []
+    ref: Any = None
+    for entry in entries:
+        if "move" in entry:
+            moves.append(entry["move"])
+        elif entry.get("ends"):
+            state = guarded(engine.end_match, _played(state, moves), entry["type"], entry["seat"])
+            moves = []
+        if "ref" in entry:
+            ref = entry["ref"]
+    state = _played(state, moves)
+    return state if ref is None else {**state, REF: ref}
+
+
+def _played(state: engine.State, moves: list[dict[str, Any]]) -> engine.State:
+    if not moves:
+        return state
+    played: engine.State = guarded(engine.apply_all, state, moves)[0]
+    return played
 
 
 def replayed(meta: dict[str, Any], seed: str, entries: Iterable[dict[str, Any]],
@@ -82,7 +101,4 @@ def replayed(meta: dict[str, Any], seed: str, entries: Iterable[dict[str, Any]],
     """The state after ``entries`` (a session's log from its first entry on), replayed from its match's start:
     its seed and explicit deals (``pace``: as ``start_match`` takes it)."""
     spec = {"players": meta["players"], "options": meta["options"], "seed": seed, "deals": meta["deals"]}
-    state = start_match(meta["game"], spec, pace=pace)
-    for entry in entries:
-        state = replay_entry(state, entry)
-    return state
+    return replay_entries(start_match(meta["game"], spec, pace=pace), entries)

@@ -15,9 +15,9 @@ from .matches import guarded
 
 def apply_and_redact(state: engine.State, move: dict[str, Any]
                      ) -> tuple[engine.State, list[str], list[engine.Event]]:
-    """``move`` applied to ``state`` (in place), the names of its parameters the log must hide for now, and
-    the move's events."""
+    """The state after ``move`` (``state`` is not changed), the names of its parameters the log must hide for
+    now, and the move's events."""
     seen = guarded(engine.in_public_view, state) if len(move) > 2 else None
-    new_state, events = guarded(engine.apply, state, move, in_place=True)
+    new_state, events = guarded(engine.apply, state, move)
     hidden = [] if seen is None else guarded(engine.hidden_params, move, seen, new_state)
     return new_state, hidden, events

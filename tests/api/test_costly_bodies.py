@@ -28,19 +28,20 @@ def client() -> FlaskClient:
 
 @pytest.fixture
 def work(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
-    """Counts of the work the engine is asked to do: explicit deals checked and moves applied."""
+    """Counts of the work the engine is asked to do: explicit deals checked and moves judged (each move, one
+    at a time or one of many, is routed to its step or refused there first)."""
     counts = {"deals": 0, "moves": 0}
-    check_deal, apply = Game.check_deal, engine.apply
+    check_deal, route = Game.check_deal, engine.route
 
     def counted_deal(self: Game, *args: Any, **kwargs: Any) -> None:
         counts["deals"] += 1
         check_deal(self, *args, **kwargs)
 
-    def counted_apply(*args: Any, **kwargs: Any) -> Any:
+    def counted_route(*args: Any, **kwargs: Any) -> Any:
         counts["moves"] += 1
-        return apply(*args, **kwargs)
+        return route(*args, **kwargs)
     monkeypatch.setattr(Game, "check_deal", counted_deal)
-    monkeypatch.setattr(engine, "apply", counted_apply)
+    monkeypatch.setattr(engine, "route", counted_route)
     yield counts
 
 

@@ -41,13 +41,15 @@ def client() -> FlaskClient:
 
 @pytest.fixture
 def no_full_check(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Make the full check fail loudly, recording every call: a request that needs it answers 422."""
+    """Make the full check fail loudly, recording every call, and never carry a check on from a state the
+    process kept: a request that needs its state checked answers 422."""
     calls: list[str] = []
 
     def refuse(game_id: str, raw: Any, **_: Any) -> None:
         calls.append(game_id)
         raise engine.InvalidState("full check called")
     monkeypatch.setattr(codec.engine, "check_state", refuse)
+    monkeypatch.setattr(codec.engine, "resume", lambda kept, state: None)
     return calls
 
 

@@ -36,7 +36,7 @@ def test_play_never_deals_more_often_than_the_bound(game_id: str, players: int, 
         state = engine.new_match(game_id, players, options, f"{m:x}d")
         while not engine.is_finished(state):
             assert state["dealings"] <= bound
-            state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng), in_place=True)
+            state, _ = engine.apply(state, concrete(rng.choice(engine.legal_moves(state)), rng))
         assert state["dealings"] <= bound
 
 

@@ -177,7 +177,7 @@ class Stream:
                 return None
             out = []
             for entry in entries:
-                state = replay_entry(engine.clone(state), entry)
+                state = replay_entry(state, entry)
                 out.append((entry["version"], state))
             return out
         except engine.RulesError:

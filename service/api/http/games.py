@@ -77,25 +77,16 @@ def new(game: str) -> Response:
             responses={"200": ok(ref("Envelope"), "The move was legal."), **contract.refusals("games.move")})
 def move(game: str) -> Response:
     engine.get_game(game)
-    answer, new_state = judge_move(game, body(), codec())
-    sent = reply(answer)
-    engine.give_back(new_state)  # its answer written: the check of the client's next state goes on from it
-    return sent
+    return reply(judge_move(game, body(), codec()))
 
 
-def judge_move(game: str, payload: Any, c: StateCodec) -> tuple[dict[str, Any], State]:
-    """The answer to a stateless move request (its parsed body) for a known game, and the new state. A bare
-    state checked in full may be the process's own replay of its deal, lent (``engine.check_state``): the
-    caller gives the new state back once its answer is written."""
+def judge_move(game: str, payload: Any, c: StateCodec) -> dict[str, Any]:
+    """The answer to a stateless move request (its parsed body) for a known game."""
     req = schemas.load(schemas.MOVE, payload)
-    state = c.load(game, req["state"], req.get("state_tag"), lend=True)
-    try:
-        new_state, events = guarded(engine.apply, state, req["move"], in_place=True)
-    except IllegalMove:
-        engine.give_back(state)  # a refused move changes nothing
-        raise
+    state = c.load(game, req["state"], req.get("state_tag"))
+    new_state, events = guarded(engine.apply, state, req["move"])
     answer: dict[str, Any] = guarded(envelope, new_state, events, c)
-    return answer, new_state
+    return answer
 
 
 @bp.post("/v1/games/<game>/legal-moves")
@@ -141,18 +132,16 @@ def replayed(game: str) -> Response:
     req = schemas.load_replay(payload)
     slicer = limits.Slicer()
     state = start_match(game, req, config().max_deals, slicer.step)
-    events: list[Event] = []
-    abortable = True
-    for i, mv in enumerate(req["moves"]):
-        slicer.step()
-        try:
-            state, events = engine.apply(state, mv, in_place=True)
-        except IllegalMove as exc:
-            raise ApiError(422, "illegal_move", f"Move {i} is illegal: {exc.message}", reason=exc.reason,
-                           index=i) from None
-        abortable = abortable and not engine.closes_abort_window(events)
+    try:
+        state, news = engine.apply_all(state, req["moves"], slicer.step)
+    except IllegalMove as exc:
+        i = exc.details["index"]
+        raise ApiError(422, "illegal_move", f"Move {i} is illegal: {exc.message}", reason=exc.reason,
+                       index=i) from None
+    events: list[Event] = news[-1] if news else []
     end = req.get("end")
     if end is not None:
+        abortable = not any(engine.closes_abort_window(e) for e in news)
         state, events = end_replayed(state, end, abortable), []
     return reply(envelope(state, events))
 

@@ -21,6 +21,7 @@ import orjson
 
 from ... import engine
 from ...engine import State, StateTampered
+from .replays import ReplayCache
 from .sealing import SealedCodec, is_sealed
 
 TAG_PREFIX = "t1."
@@ -33,8 +34,8 @@ _URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 class StateCodec(Protocol):
-    def load(self, game_id: str, raw: Any, tag: Any = None, lend: bool = False) -> State:
-        """The state to adjudicate; with ``lend``, a state checked in full may be lent (``engine.check_state``)."""
+    def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
+        """The state to adjudicate: the one sent when the codec can trust it, else the one its check gives."""
         ...
 
     def dump(self, state: State) -> tuple[Any, str | None]:
@@ -87,14 +88,16 @@ class StateTagger:
 
 
 class PlainCodec:
-    """States travel in the clear; an untagged or wrongly tagged one is validated in full, or, when tags are
-    required (REQUIRE_STATE_TAG, docs/integrity.md), refused."""
+    """States travel in the clear; an untagged or wrongly tagged one is checked (the check goes on from the
+    states this process kept: ReplayCache), or, when tags are required (REQUIRE_STATE_TAG, docs/integrity.md),
+    refused."""
 
-    def __init__(self, tagger: StateTagger, require_tag: bool = False) -> None:
+    def __init__(self, tagger: StateTagger, require_tag: bool = False, replays: ReplayCache | None = None) -> None:
         self._tagger = tagger
         self._require_tag = require_tag
+        self._replays = ReplayCache() if replays is None else replays
 
-    def load(self, game_id: str, raw: Any, tag: Any = None, lend: bool = False) -> State:
+    def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
         if tag is not None and self._tagger.verify(game_id, raw, tag):
             trusted: State = raw
             return trusted
@@ -103,11 +106,12 @@ class PlainCodec:
         if self._require_tag:
             raise StateTampered("This service takes only the states it produced: send the state back unchanged, "
                                 "with the state_tag that came with it.")
-        state: State = engine.check_state(game_id, raw, lend=lend)
-        return state
+        return self._replays.check(game_id, raw)
 
     def dump(self, state: State) -> tuple[orjson.Fragment, str]:
-        """The state's JSON, made once: the tag is over these bytes and the response embeds them as they are."""
+        """The state's JSON, made once: the tag is over these bytes and the response embeds them as they are.
+        The state is kept too: sent back without its tag, its check finds it."""
+        self._replays.answered(state)
         state_json = orjson.dumps(state)
         return orjson.Fragment(state_json), self._tagger.tag(state["game"], state_json)
 

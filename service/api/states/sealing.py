@@ -67,7 +67,7 @@ class SealedCodec:
         return {"sealed": FORMAT, "kid": self.kid, "game": state["game"], "view": view,
                 "box": base64.urlsafe_b64encode(box).rstrip(b"=").decode()}, None
 
-    def load(self, game_id: str, raw: Any, tag: Any = None, lend: bool = False) -> State:
+    def load(self, game_id: str, raw: Any, tag: Any = None) -> State:
         if not is_sealed(raw):
             raise StateTampered("This service seals its states: send back the sealed state it gave you.")
         if set(raw) != FIELDS or raw["sealed"] != FORMAT or not all(

@@ -19,7 +19,8 @@ shown (each seat's highest card of value, or "none"; only the partner sees it), 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -39,11 +40,11 @@ SUIT_ORDER = "CDHS"
 NONE = "none"  # the shown card of a hand without a card of value
 
 # The 21 cards of value (1.1), highest 10; rubbish and the Sevens have no power.
-POWER: dict[Card, int] = {"KD": 10, "2H": 9, "4C": 8, "8S": 7, "9H": 6, "9D": 5,
-                          **{r + s: p for r, p in (("A", 4), ("J", 3), ("6", 2)) for s in SUIT_ORDER},
-                          **{"8" + s: 1 for s in "CDH"}}
+POWER: Mapping[Card, int] = MappingProxyType({
+    "KD": 10, "2H": 9, "4C": 8, "8S": 7, "9H": 6, "9D": 5,
+    **{r + s: p for r, p in (("A", 4), ("J", 3), ("6", 2)) for s in SUIT_ORDER}, **{"8" + s: 1 for s in "CDH"}})
 # A led plain King falls to the first Two, a led Queen to the first Two or Three, in an all-rubbish trick (R12).
-CAPTURERS = {"K": "2", "Q": "23"}
+CAPTURERS = MappingProxyType({"K": "2", "Q": "23"})
 LOW_EIGHT = 1
 OUTCOMES = ("mukur", "strokes", "plain")
 

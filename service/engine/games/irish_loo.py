@@ -28,6 +28,7 @@ pot_shared (the leftover pot shared out).
 from __future__ import annotations
 
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -44,9 +45,9 @@ from ..tricks import InDeal, LeadDuties, TrickPlay, TrickRules, TrickTable
 
 HAND = 3
 TRICKS = 3
-FOLLOW = {undertrump: TrickTable(TrickRules(head=True, must_trump=True, overtrump=True,
-                                            undertrump="required" if undertrump else "allowed"))
-          for undertrump in (True, False)}
+FOLLOW = MappingProxyType({undertrump: TrickTable(TrickRules(head=True, must_trump=True, overtrump=True,
+                                                             undertrump="required" if undertrump else "allowed"))
+                           for undertrump in (True, False)})
 DECLARATIONS = ("stand", "pass", "defend")
 PLAYING = ("stand", "defend")  # the declarations of the hands that play the deal
 BIG = 10**9

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -38,7 +39,7 @@ from ..seats import rank_seats
 OPEN_CARD_INDEX = 81            # where the service's shuffle finds the open card (spec 3)
 MAX_SCORE = 2**53 - 1
 ACTIVE, PACKED, MID_PACKED, WRONG, DECLARER = "active", "packed", "mid_packed", "wrong", "declarer"
-PACK_PENALTY = {PACKED: INITIAL_PACK_PENALTY, MID_PACKED: MID_PACK_PENALTY}
+PACK_PENALTY = MappingProxyType({PACKED: INITIAL_PACK_PENALTY, MID_PACKED: MID_PACK_PENALTY})
 JEWELS = Param("cards", "0 to 2 jewels you hold, kept face up (left out: the most valuable choice)", optional=True)
 
 
@@ -59,8 +60,8 @@ def declares(hand: tuple[Card, ...], rules: DealRules) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def declaring_discards(hand: tuple[Card, ...], rules: DealRules) -> list[Card]:
-    return valid_declarations(hand, rules)
+def declaring_discards(hand: tuple[Card, ...], rules: DealRules) -> tuple[Card, ...]:
+    return tuple(valid_declarations(hand, rules))
 
 
 def next_active(state: State, seat: int) -> int | None:

@@ -18,6 +18,7 @@ winner (the match's winning side, once it is over).
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_pack_deal
@@ -32,9 +33,10 @@ from ..seats import left, order_from
 from ..tricks import TrickPlay, TrickRules, TrickTable
 from . import klaberjass_scoring as sc
 
-TABLES = {(head, over): TrickTable(TrickRules(order="789JQKTA", trump_order="78QKTA9J", must_trump=True,
-                                              head_trumps=head, overtrump=over, undertrump="required"))
-          for head in (False, True) for over in (False, True)}
+TABLES = MappingProxyType({
+    (head, over): TrickTable(TrickRules(order="789JQKTA", trump_order="78QKTA9J", must_trump=True,
+                                        head_trumps=head, overtrump=over, undertrump="required"))
+    for head in (False, True) for over in (False, True)})
 SUIT = Param("string", "a suit: C, D, H or S", choices=("C", "D", "H", "S"))
 SAFE = 2**53 - 1
 PLAY_PHASES = ("play", "declarations")

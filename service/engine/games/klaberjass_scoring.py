@@ -5,16 +5,17 @@ the partnership game. Nothing here reads a state.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from ..cards import SUITS, Card
 
 NATURAL = "789TJQKA"  # the order of sequences, low to high (trumps included)
-TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
-PLAIN_POINTS = {"J": 2, "9": 0, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
+TRUMP_POINTS = MappingProxyType({"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0})
+PLAIN_POINTS = MappingProxyType({"J": 2, "9": 0, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0})
 LAST_TRICK = 10
 BELLA = 20
-_STRENGTH = {r: i for i, r in enumerate(NATURAL)}
+_STRENGTH = MappingProxyType({r: i for i, r in enumerate(NATURAL)})
 
 Run = list[Card]
 RunKey = tuple[int, int, bool]  # value, top card in natural order, in trumps
@@ -25,8 +26,9 @@ def card_points(card: Card, trump: str) -> int:
 
 
 # every card's points under each trump suit, for counting a deal's tricks without a call per card
-POINTS_UNDER = {trump: {rank + suit: card_points(rank + suit, trump) for rank in NATURAL for suit in SUITS}
-                for trump in SUITS}
+POINTS_UNDER: Mapping[str, Mapping[Card, int]] = MappingProxyType({
+    trump: MappingProxyType({rank + suit: card_points(rank + suit, trump) for rank in NATURAL for suit in SUITS})
+    for trump in SUITS})
 
 
 def run_value(run: Sequence[Card]) -> int:

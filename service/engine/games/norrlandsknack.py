@@ -30,6 +30,7 @@ active seats, tricks won, loaves) is its ``deal_settled`` event, so the state do
 from __future__ import annotations
 
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal, require_in_hand
@@ -46,10 +47,10 @@ from ..tricks import InDeal, TrickPlay, TrickRules, TrickTable
 
 HAND = 5
 TRICKS = 5
-TABLES = {
+TABLES = MappingProxyType({
     "strict": TrickTable(TrickRules(head=True, must_trump=True, overtrump=True, undertrump="allowed")),
     "follow_only": TrickTable(TrickRules()),
-}
+})
 PLAYING = ("knock", "join", "lurk")
 MAX_INT = 2**53 - 1
 

@@ -15,6 +15,7 @@ discards (seen by the taker only), tricks, trick, continuing (the side playing o
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, clone, need_hand_sizes, need_pack_deal
@@ -31,10 +32,11 @@ from .styrivolt_rules import (PACK, PARTNER_SUIT, SIDES, Board, StyrivoltTable, 
                               fresh_board, is_bare, net_value, side_of, trick_table)
 
 HAND, STOCK, TRICKS, TO_WIN = 9, 12, 9, 5
-AWARDS = {"game": ("strokes", 1), "vol": ("strokes", 2), "vol_alone": ("single", 1), "all_nine": ("strokes", 3),
-          "all_nine_alone": ("double", 1), "illegal_stock_take": ("single", 1)}
-PENALTIES = {"1_stroke": ("strokes", 1), "2_strokes": ("strokes", 2), "3_strokes": ("strokes", 3),
-             "1_cross": ("single", 1)}
+AWARDS = MappingProxyType({"game": ("strokes", 1), "vol": ("strokes", 2), "vol_alone": ("single", 1),
+                           "all_nine": ("strokes", 3), "all_nine_alone": ("double", 1),
+                           "illegal_stock_take": ("single", 1)})
+PENALTIES = MappingProxyType({"1_stroke": ("strokes", 1), "2_strokes": ("strokes", 2), "3_strokes": ("strokes", 3),
+                              "1_cross": ("single", 1)})
 OUTCOMES = (*AWARDS, "failed_all_nine")
 RECORD_KEYS = ("deal", "dealer", "chosen", "tricks", "outcome", "side", "award")
 SUIT_LETTERS = frozenset(SUITS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from ..cards import Card, make_pack
@@ -17,17 +18,17 @@ from ..tricks import TrickRules, TrickTable
 
 PACK: tuple[Card, ...] = make_pack("23456789JQKA")  # the 52 without the Tens
 PERMANENT = ("2H", "4C", "8S", "9H", "9D")  # the permanent stickers, highest first
-PARTNER_SUIT = {"H": "D", "D": "H", "C": "S", "S": "C"}  # same colour
+PARTNER_SUIT = MappingProxyType({"H": "D", "D": "H", "C": "S", "S": "C"})  # same colour
 SIDES = ("A", "B")  # side A = seats 0 and 2, side B = seats 1 and 3
 
 STICKER, BEATER, LAMB, LEADER, PLAIN = "sticker", "beater", "lamb", "leader", "plain"
-CHOSEN_STICKER_POWER = {"A": 2, "J": 1}  # below every permanent sticker
-BEATER_POWER = {"6": 4, "2": 3, "3": 2, "4": 1}
-LEADER_POWER = {"K": 5, "Q": 4, "9": 3, "8": 2, "5": 1}
+CHOSEN_STICKER_POWER = MappingProxyType({"A": 2, "J": 1})  # below every permanent sticker
+BEATER_POWER = MappingProxyType({"6": 4, "2": 3, "3": 2, "4": 1})
+LEADER_POWER = MappingProxyType({"K": 5, "Q": 4, "9": 3, "8": 2, "5": 1})
 PLAIN_ORDER = "23456789JQKA"
 # graded reach (R3): the highest plain rank each beater beats
-REACH = {"6": PLAIN_ORDER.index("K"), "2": PLAIN_ORDER.index("Q"), "3": PLAIN_ORDER.index("J"),
-         "4": PLAIN_ORDER.index("9")}
+REACH = MappingProxyType({"6": PLAIN_ORDER.index("K"), "2": PLAIN_ORDER.index("Q"), "3": PLAIN_ORDER.index("J"),
+                          "4": PLAIN_ORDER.index("9")})
 
 
 def side_of(seat: int) -> int:

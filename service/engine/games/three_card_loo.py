@@ -25,6 +25,7 @@ play no part and are not kept.
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -43,9 +44,9 @@ TRICKS = 3
 DECLARATIONS = ("stand", "take_miss", "pass", "defend")
 ACTIVE = ("stand", "take_miss", "defend")   # hands that play
 FOR_SELF = ("stand", "take_miss")           # hands that win and pay for themselves
-FOLLOW = {undertrump: TrickTable(TrickRules(head=True, must_trump=True, overtrump=True,
-                                            undertrump="required" if undertrump else "allowed"))
-          for undertrump in (True, False)}
+FOLLOW = MappingProxyType({undertrump: TrickTable(TrickRules(head=True, must_trump=True, overtrump=True,
+                                                             undertrump="required" if undertrump else "allowed"))
+                           for undertrump in (True, False)})
 IN_DEAL = InDeal(lambda state, seat: state["declared"][seat] in ACTIVE)
 LEADS = LeadDuties(turn_up=lambda state: state["turn_up"], hands_in_play=IN_DEAL.size,
                    highest_always=lambda state: state["options"]["lead_highest_trump"] == "always")

@@ -21,6 +21,7 @@ null), poll (a challenge, knock or poverty poll: {caller, answers}, or null), tr
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_pack_deal
@@ -37,7 +38,7 @@ from ..tricks import InDeal, TrickPlay, TrickRules, TrickTable
 
 HAND = 4
 ORDER = "JQKA789T"  # low to high
-STRENGTH = {r: i for i, r in enumerate(ORDER)}
+STRENGTH = MappingProxyType({r: i for i, r in enumerate(ORDER)})
 TRICKS = TrickTable(TrickRules(order=ORDER))
 HIGH = frozenset("T987")  # the ranks "higher than an Ace"
 SIGNALS = ("none", "whistle", "stand")
@@ -68,7 +69,8 @@ def polled(state: State, caller: int) -> list[int]:
 CHALLENGE = Poll("poll", polled)  # after an exchange: the first challenge ends it
 STAY_OR_FOLD = Poll("poll", polled, refusal_ends=False)  # after a knock, or for a poverty player
 due_to_answer = STAY_OR_FOLD.due
-ANSWERS = {"exchange": ("challenge", "no_challenge"), "poverty": ("stay", "fold"), "play": ("stay", "fold")}
+ANSWERS = MappingProxyType({"exchange": ("challenge", "no_challenge"), "poverty": ("stay", "fold"),
+                            "play": ("stay", "fold")})
 POLL_VERBS = frozenset(("challenge", "no_challenge", "stay", "fold"))
 
 

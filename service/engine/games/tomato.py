@@ -28,6 +28,7 @@ match is over, shared (the final split of the pots).
 from __future__ import annotations
 
 from collections import Counter
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -43,9 +44,10 @@ from ..tricks import InDeal, TrickPlay, TrickRules, TrickTable
 
 HAND = 3
 ORDER = "24567JQK3A"  # low to high: the Three ranks second, above the King
-TRICKS = {undertrump: TrickTable(TrickRules(order=ORDER, head=True, must_trump=True, overtrump=True,
-                                             undertrump="required" if undertrump else "allowed"))
-          for undertrump in (True, False)}  # must_undertrump (R7)
+TRICKS = MappingProxyType({  # must_undertrump (R7)
+    undertrump: TrickTable(TrickRules(order=ORDER, head=True, must_trump=True, overtrump=True,
+                                      undertrump="required" if undertrump else "allowed"))
+    for undertrump in (True, False)})
 PLAYING = ("take", "stand")  # the calls of the hands that play the deal (besides a defender)
 # The hands that play the deal, bidder, standers and defender; play goes to the right.
 IN_DEAL = InDeal(lambda state, seat: state["calls"][seat] in PLAYING or seat == state["defender"], step=-1)
@@ -53,7 +55,7 @@ IN_DEAL = InDeal(lambda state, seat: state["calls"][seat] in PLAYING or seat == 
 # (P <= 2 SAFE + ante) and each of at most 10 seats pays at most P, so every count stays within 2^53 - 1.
 SAFE = (SAFE_MAX + 1) // 64  # 2^47
 
-ACTIONS = {
+ACTIONS = MappingProxyType({
     "take": Action("Blind: discard the card at this position of your dealt hand, unseen, and take the trump "
                    "card; you must win two tricks.", {"discard_index": Param("integer", "0, 1 or 2", minimum=0,
                                                                                maximum=2)},
@@ -67,7 +69,7 @@ ACTIONS = {
     "decline": Action("Do not defend the pack.", example={"seat": 1, "action": "decline"}),
     "play": Action("Play a card to the trick.", {"card": Param("card", "a card you hold")},
                    {"seat": 3, "action": "play", "card": "3C"}),
-}
+})
 
 
 def rightwards(start: int, n: int) -> list[int]:

@@ -30,6 +30,7 @@ turn-ups, face up), rest (the stock, top first; hidden), tricks, trick. Each dea
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
@@ -50,14 +51,16 @@ TRICKS = 3
 ORDER = "TJQKA"                       # low to high, in every suit
 PACK = make_pack(ORDER)
 STOCK = len(PACK) - SEATS * HAND - 1  # 10 cards under the first turn-up
-POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 0}
+POINTS = MappingProxyType({"A": 4, "K": 3, "Q": 2, "J": 1, "T": 0})
 # Between deals no count passes this (the match ends first): one more deal can at most double the pot and add
 # the stakes and re-turns (at most 3 * 1,000,002), so every count stays within 2^53 - 1.
 SAFE = 2**51
 # Spec names of the undertrump option -> the core's undertrump policy (R6).
-UNDERTRUMP = {"required": "required", "allowed": "allowed", "forbidden_unless_forced": "forbidden"}
-TABLES = {name: TrickTable(TrickRules(order=ORDER, must_trump=True, overtrump=True, undertrump=policy))
-          for name, policy in UNDERTRUMP.items()}
+UNDERTRUMP = MappingProxyType({"required": "required", "allowed": "allowed",
+                               "forbidden_unless_forced": "forbidden"})
+TABLES = MappingProxyType({name: TrickTable(TrickRules(order=ORDER, must_trump=True, overtrump=True,
+                                                       undertrump=policy))
+                           for name, policy in UNDERTRUMP.items()})
 
 
 def _simple(verb: str, doc: str, seat: int) -> Action:

@@ -73,7 +73,7 @@ def with_history(history: list[dict[str, Any]], deal: dict[str, Any], **options:
     for r in history:
         totals[r["side"]] += r["points"]
     state["before"] = {"dealings": k, "deal_no": k, "scores": totals + totals, "history": history}
-    return engine.check_state(GAME, G.rebuild(state))
+    return engine.check_state(GAME, engine.rebuild(state))
 
 
 def do(state: State, *moves: dict[str, Any]) -> tuple[State, list[dict[str, Any]]]:

@@ -288,7 +288,7 @@ def _s7_position() -> dict[str, Any]:
     state["before"].update(deal_no=5, dealings=4, loaves=[1, 0, 2, 0], scores=[15, 2, 17, 1], chips=[94, 95, 93, 95],
                            pot=23)
     state["deals"] = [deal({}), deal({}), deal({}), deal({}), state["deals"][0]]  # deals 1-4 were these
-    return engine.check_state(GAME, engine.get_game(GAME).rebuild(state))
+    return engine.check_state(GAME, engine.rebuild(state))
 
 
 def test_S7_end_and_split() -> None:

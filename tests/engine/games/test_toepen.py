@@ -816,9 +816,9 @@ def test_the_longest_knocking_war_stays_a_valid_state() -> None:
         if knock is None:
             break
         knocker = knock["seat"]
-        state, _ = engine.apply(state, knock, in_place=True)
+        state, _ = engine.apply(state, knock)
         while state["poll"] is not None:
-            state, _ = engine.apply(state, mv(engine.to_act(state)[0], "stay"), in_place=True)
+            state, _ = engine.apply(state, mv(engine.to_act(state)[0], "stay"))
     assert state["stake"] == 500 and len(state["log"]) == 499 * 8
     assert engine.check_state(GAME, state) == state
 

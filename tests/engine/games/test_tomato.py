@@ -366,7 +366,7 @@ def test_safe_integers_end_the_match_before_a_count_can_pass_2_53() -> None:
     rest = 400 - pot
     state["before"] = {"dealings": 1, "deal_no": 1, "chips": [rest // 4] * 3 + [rest - 3 * (rest // 4)],
                        "pot": pot, "side_pots": []}
-    state = TOMATO.rebuild(state)
+    state = engine.rebuild(state)
     engine.check_state(GAME, state)
     assert state["pot"] == SAFE + 2
     state, events = act(state, (0, "pass"), (3, "take", 1), (2, "stand"), (1, "stand"),

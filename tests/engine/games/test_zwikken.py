@@ -355,7 +355,7 @@ def test_safe_integers_end_the_match_before_a_count_can_pass_2_53() -> None:
     rest = 90 - pot
     state["before"] = {"dealings": 1, "deal_no": 1, "chips": [rest // 3, rest // 3, rest - 2 * (rest // 3)],
                        "pot": pot}
-    state = engine.get_game(GAME).rebuild(state)
+    state = engine.rebuild(state)
     engine.check_state(GAME, state)
     assert state["pot"] == SAFE
     seen: list[dict[str, Any]] = []
