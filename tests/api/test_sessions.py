@@ -582,11 +582,13 @@ def test_redis_killed_mid_match_then_restarted(make_app: Callable[..., Flask]) -
                      lambda: client.post("/v1/sessions", json={"game": "femkort"})):
             started = time.monotonic()
             resp = call()
-            assert time.monotonic() - started < 1.0
+            # bounded by the store's timeouts (0.3 s: one attempt and one retry), not by a hang; the margin is
+            # wide so that a loaded machine does not break it
+            assert time.monotonic() - started < 5.0
             body = is_problem(resp, 503, "store_unavailable")
             assert resp.headers["Retry-After"] == "1" and "Redis" not in body["detail"]
         waiter.join(5)
-        assert waiting and waiting[0][0].status_code == 503 and waiting[0][1] - killed_at < 1.5
+        assert waiting and waiting[0][0].status_code == 503 and waiting[0][1] - killed_at < 4
         assert client.post("/v1/games/femkort/new", json={"players": 4}).status_code == 201
         assert client.get("/healthz").status_code == 200
         assert client.get("/readyz").get_json()["sessions"] == "unavailable"
