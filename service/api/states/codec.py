@@ -110,7 +110,7 @@ class PlainCodec:
 
     def dump(self, state: State) -> tuple[orjson.Fragment, str]:
         """The state's JSON, made once: the tag is over these bytes and the response embeds them as they are.
-        The state is kept too: sent back without its tag, its check finds it."""
+        The replay cache keeps it too: sent back without its tag, its check finds it."""
         self._replays.answered(state)
         state_json = orjson.dumps(state)
         return orjson.Fragment(state_json), self._tagger.tag(state["game"], state_json)

@@ -4,7 +4,7 @@ The engine checks a client's state by replaying its deal (``engine.check_state``
 one deal again and again, a move or two longer each time. ``engine.resume`` carries the check on from a state
 of the same deal this process checked or produced before, replaying only the moves that are new since then.
 This cache is where those states are kept: by deal (``engine.deal_of``), the last state a check accepted and
-the last state the service answered, for the ``deals`` most recently used deals.
+the last state the service answered in a deal it checked, for the ``deals`` most recently used deals.
 
 Two, because clients do two things: one playing along sends back the state it was answered (found as it is:
 nothing replayed, nothing copied), and one trying several moves on a state sends that state again (found as
@@ -48,8 +48,12 @@ class ReplayCache:
         return state
 
     def answered(self, state: State) -> None:
-        """Keep ``state``, made by the engine for an answer, as its deal's latest answered state."""
-        self._keep(engine.deal_of(state), answered=state)
+        """Keep ``state``, made by the engine for an answer, as its deal's latest answered state, if this
+        process has checked a state of that deal: a client that sends its states back with their tags (the
+        check skipped) fills the cache with nothing."""
+        deal = engine.deal_of(state)
+        if deal in self._deals:
+            self._keep(deal, answered=state)
 
     @staticmethod
     def _resumed(kept: _Kept, raw: Any) -> State | None:
