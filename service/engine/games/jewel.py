@@ -25,9 +25,9 @@ from ..cards import JOKER, Card
 from ..checks import is_int, need, need_list
 from ..errors import IllegalMove, InvalidDeal, InvalidOptions
 from ..flow import Phase, Step, one_seat
-from ..jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
+from .jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
                            is_valid_declaration, valid_declarations)
-from ..jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY, DealRules,
+from .jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY, DealRules,
                            SeatResult, best_kept_jewels, jewel_keep_choices, jewel_points, settle, sort_canonical)
 from ..moves import Action, Move, Param
 from ..options import Option, Options

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from .cards import JOKER, RANKS, STANDARD_PACK, Card
+from ..cards import JOKER, RANKS, STANDARD_PACK, Card
 
 PACKS = 3
 JEWEL_PACK: tuple[Card, ...] = tuple(code for _ in range(PACKS) for code in (*STANDARD_PACK, JOKER, JOKER))
