@@ -46,7 +46,6 @@ from .cards import Card
 from .checks import need, need_cards, need_dict, need_exact_keys, need_int, need_list, need_pack
 from .errors import IllegalMove, InvalidDeal, InvalidOptions, InvalidState, RulesError
 from .flow import Phase, Step
-from .flow import not_your_turn as turn_refusal
 from .moves import Action, Move, check_params, read_action
 from .options import FIRST_DEALER, Option, Options, OptionsKey, from_key, options_key, read_options
 from .rng import seed_bytes, shuffled
@@ -338,24 +337,12 @@ class Game:
 
     # ----- a move, on the core's flow ----------------------------------------------------
     def route(self, state: State, raw: Any) -> Step:
-        """The step that takes ``raw``, or the refusal in the contract's order: unknown action, bad seat,
-        (the phase's ``guard``: the game's own reasons its spec puts first), wrong phase, not your turn, bad
-        parameters (then the step's handler gives the game's own reasons)."""
+        """The step that takes ``raw``, or the refusal in the contract's order: unknown action, bad seat, the
+        phase's refusals (``flow.Phase.route``: the game's guard, wrong phase, not your turn, the step's early
+        refusals), bad parameters; then the step's rule refuses or lets the move through (``flow.Step.do``)."""
         seat, action = read_action(raw, self.actions, state["players"])
         phase: Phase = self.phases[state["phase"]]
-        if phase.guard is not None:
-            phase.guard(state, seat, action)
-        step: Step | None = phase.steps.get(action)
-        if step is None:
-            raise IllegalMove("wrong_phase", f"'{action}' is not possible now ({state['phase']} phase).")
-        closed = step.closed(state) if step.closed is not None else None
-        if closed is not None:
-            raise IllegalMove("wrong_phase", closed)
-        due = step.seats(state)
-        if seat not in due:
-            raise turn_refusal(seat, due, step.verb)
-        if step.early is not None:
-            step.early(state, raw)
+        step = phase.route(state, seat, action)
         check_params(raw, self.actions[action], action, self.card_codes(state["players"], state["options"]))
         return step
 
