@@ -87,15 +87,18 @@ class Choices:
     seat_refusal: SeatOnly | None = None
 
     def legal(self, state: State, seats: Iterable[int]) -> list[Move]:
-        listed: list[Move] = []
         moves, refusal, seat_refusal = self.moves, self.refusal, self.seat_refusal
+        if type(moves) is Verbs and len(moves) == 1 and refusal is never_refused:  # the commonest step of all
+            action = moves[0]
+            if seat_refusal is None:
+                return [{"seat": seat, "action": action} for seat in seats]
+            return [{"seat": seat, "action": action} for seat in seats if seat_refusal(state, seat) is None]
+        listed: list[Move] = []
         for seat in seats:
             if seat_refusal is not None and seat_refusal(state, seat) is not None:
                 continue
             if refusal is not never_refused:
                 listed += [move for move in moves(state, seat) if refusal(state, move) is None]
-            elif type(moves) is Verbs:  # the commonest step of all, listed here without a call
-                listed += [{"seat": seat, "action": action} for action in moves]
             else:
                 listed += moves(state, seat)
         return listed
@@ -212,7 +215,9 @@ class Step:
 
     def do(self, state: State, move: Move, events: list[Event]) -> None:
         """Take a routed move whose parameters are checked: the rule refuses it, or the handler applies it."""
-        refuse(self.rule.refuses(state, move))
+        refused = self.rule.refuses(state, move)
+        if refused is not None:
+            raise refused.error()
         self.apply(state, move, events)
 
 
@@ -223,14 +228,51 @@ def refusing(seats: Seats, verb: str = "play", *, early: SeatRefusal | None = No
     return Step(seats, Refuses(refusal), _takes_nothing, verb, early=early)
 
 
-def _listed(steps: Mapping[str, Step]) -> tuple[tuple[Step, tuple[str, ...]], ...]:
+def _listed(steps: Mapping[str, Step]) -> list[tuple[Step, tuple[str, ...]]]:
     """Each step that may list moves, once (a step may take several actions), with its actions, in the order of
     its first action: the order in which a phase lists its moves."""
     actions: dict[int, list[str]] = {}
     for action, step in steps.items():
         actions.setdefault(id(step), []).append(action)
-    return tuple((steps[names[0]], tuple(names)) for names in actions.values()
-                 if not isinstance(steps[names[0]].rule, Refuses))
+    return [(steps[names[0]], tuple(names)) for names in actions.values()
+            if not isinstance(steps[names[0]].rule, Refuses)]
+
+
+Lister = Callable[[State], list[Move]]
+
+
+def _lister(step: Step, actions: tuple[str, ...], guard: SeatRefusal | None) -> Lister:
+    """The moves of ``step`` that ``Phase.route`` and the step's rule let through: a function made for the refusals
+    the step has before its parameters (the list is asked for on every answer, so each step's is made once)."""
+    seats, legal, early, closed = step.seats, step.rule.legal, step.early, step.closed
+
+    def admits(state: State, seat: int, action: str) -> bool:
+        return ((guard is None or guard(state, seat, action) is None)
+                and (early is None or early(state, seat, action) is None))
+
+    def plain(state: State) -> list[Move]:
+        return legal(state, seats(state))
+
+    def one_action(state: State) -> list[Move]:
+        action = actions[0]
+        return legal(state, [seat for seat in seats(state) if (guard is None or guard(state, seat, action) is None)
+                             and (early is None or early(state, seat, action) is None)])
+
+    def several_actions(state: State) -> list[Move]:
+        moves: list[Move] = []
+        for seat in seats(state):
+            admitted = [action for action in actions if admits(state, seat, action)]
+            if admitted:
+                moves += [move for move in legal(state, (seat,)) if move["action"] in admitted]
+        return moves
+
+    listed = plain if guard is None and early is None else one_action if len(actions) == 1 else several_actions
+    if closed is None:
+        return listed
+
+    def unless_closed(state: State) -> list[Move]:
+        return [] if closed(state) is not None else listed(state)
+    return unless_closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,10 +293,11 @@ class Phase:
     # move other than the due answer while a poll is pending)
     guard: SeatRefusal | None = None
     by_seat: bool = False
-    listed: tuple[tuple[Step, tuple[str, ...]], ...] = field(init=False)
+    listers: tuple[Lister, ...] = field(init=False)  # each listing step's moves (``_lister``), in listing order
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "listed", _listed(self.steps))
+        object.__setattr__(self, "listers", tuple(_lister(step, actions, self.guard)
+                                                  for step, actions in _listed(self.steps)))
 
     def route(self, state: State, seat: int, action: str) -> Step:
         """The step that takes ``action`` by ``seat`` now, or the refusal in the contract's order: the phase's
@@ -276,36 +319,16 @@ class Phase:
         return step
 
     def legal(self, state: State) -> list[Move]:
-        """Every move that ``route`` and the step's rule let through, in listing order."""
+        """Every move that ``route``, the parameters and the step's rule let through, in listing order."""
+        listers = self.listers
+        if len(listers) == 1:  # a trick's play, most of all
+            return listers[0](state)
         moves: list[Move] = []
-        due: dict[Seats, Collection[int]] = {}  # the steps of a phase mostly share one seats function
-        for step, actions in self.listed:
-            if step.closed is not None and step.closed(state) is not None:
-                continue
-            seats = due.get(step.seats)
-            if seats is None:
-                seats = due[step.seats] = step.seats(state)
-            guard, early = self.guard, step.early
-            if guard is None and early is None:
-                moves += step.rule.legal(state, seats)
-            elif len(actions) == 1:
-                action = actions[0]
-                moves += step.rule.legal(state, [seat for seat in seats
-                                                 if (guard is None or guard(state, seat, action) is None)
-                                                 and (early is None or early(state, seat, action) is None)])
-            else:  # several actions, each of which may be refused before its parameters
-                for seat in seats:
-                    admitted = [action for action in actions if self.admits(step, state, seat, action)]
-                    if admitted:
-                        moves += [move for move in step.rule.legal(state, (seat,)) if move["action"] in admitted]
+        for lister in listers:
+            moves += lister(state)
         if self.by_seat:
             moves.sort(key=lambda move: move["seat"])  # stable: each seat's moves stay in step order
         return moves
-
-    def admits(self, step: Step, state: State, seat: int, action: str) -> bool:
-        """Do the refusals before the parameters (the guard, the step's early ones) let ``seat``'s action through?"""
-        return ((self.guard is None or self.guard(state, seat, action) is None)
-                and (step.early is None or step.early(state, seat, action) is None))
 
 
 def anyone(state: State) -> range:

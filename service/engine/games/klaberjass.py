@@ -41,6 +41,7 @@ PLAY_PHASES = ("play", "declarations")
 KONTRA_NOT_AVAILABLE = Refusal("kontra_not_available", "Kontra and Rekontra are only played by partners (and only "
                                "with the option \"kontra\").")
 SCHMEISS_NOT_AVAILABLE = Refusal("schmeiss_not_available", "Schmeiss is not allowed at this table.")
+CLAIM_NOT_NOW = Refusal("wrong_phase", "A claim is only possible while the cards are played.")
 CLAIM_NOT_AVAILABLE = Refusal("claim_not_available", "Your side has already made a false claim in this deal.")
 NOT_BELLA_CARD = Refusal("bella_not_available", "Bella is declared with the king or queen of trumps.")
 
@@ -151,13 +152,14 @@ class Klaberjass(Game):
             "play": (self.tricks.on_turn, {"play": Step(
                 self.tricks.seats, Flagged(self.tricks, "bella", self.bella_refusal), self.play)}),
         }
-        claim = Step(anyone, Choices(verbs("claim")), self.claim, "claim", closed=self.claims_closed,
-                     early=self.claim_gate)
+        claim = Step(anyone, Choices(verbs("claim")), self.claim, "claim", early=self.claim_gate)
+        no_claim = refusing(anyone, "claim", early=lambda state, seat, action: CLAIM_NOT_NOW)
         phases = {}
         for name, (turn, steps) in table.items():
             others = {verb: refusing(one_seat(turn), "move", early=self.gate(verb, None))
                       for verb in self.actions if verb not in steps and verb != "claim"}
-            phases[name] = Phase(name, {**steps, **others, "claim": claim}, turn)
+            claims = claim if name in PLAY_PHASES else no_claim
+            phases[name] = Phase(name, {**steps, **others, "claim": claims}, turn)
         return phases
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -258,9 +260,6 @@ class Klaberjass(Game):
                                + (f", bidding round {self.round(state)})." if state["phase"] == "bidding" else ")."))
             return None
         return early
-
-    def claims_closed(self, state: State) -> str | None:
-        return None if state["phase"] in PLAY_PHASES else "A claim is only possible while the cards are played."
 
     def claim_gate(self, state: State, seat: int, action: str) -> Refusal | None:
         false = state["false_claims"]
@@ -421,9 +420,10 @@ class Klaberjass(Game):
         """Bella (6.3): the second of the trump K and Q, the first played by the same player (or partner),
         by default in the trick before (or, by a partner, earlier in the same trick). Checked after the card's
         duties (ruling R23): a legal play of the card may declare it, listed twice, without and with it."""
-        seat, card, trump, n = move["seat"], move["card"], state["trump"], state["players"]
-        if card not in ("K" + trump, "Q" + trump):
+        card, trump = move["card"], state["trump"]
+        if card[1] != trump or card[0] not in "KQ":
             return NOT_BELLA_CARD
+        seat, n = move["seat"], state["players"]
         other = ("Q" if card[0] == "K" else "K") + trump
         tricks = [t["plays"] for t in state["tricks"]] + [state["trick"]["plays"]]
         found = [(i, s) for i, plays in enumerate(tricks) for s, c in plays if c == other]

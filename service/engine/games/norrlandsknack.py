@@ -35,7 +35,7 @@ from typing import Any
 from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
 from ..cards import STANDARD_PACK, Card, card_name
 from ..checks import is_int, need, need_list
-from ..flow import Choices, Phase, Refusal, Step, one_seat, verbs
+from ..flow import Choices, Judged, Phase, Refusal, Step, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
@@ -116,7 +116,7 @@ class Norrlandsknack(Game):
                                 size=in_deal.size,
                                 deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.end_deal)
         declare = Step(one_seat(self.declarer), Choices(verbs(*DECLARATIONS)), self.declare, "declare")
-        buy = Step(one_seat(self.buyer), Choices(self.buy_choices, self.buy_refusal), self.buy, "buy")
+        buy = Step(one_seat(self.buyer), Judged(self.holding, self.buy_choices, self.buy_refusal), self.buy, "buy")
         return {"declare": Phase("declare", {v: declare for v in DECLARATIONS}, self.declarer, self.declare_guard),
                 "buy": Phase("buy", {"buy": buy}, self.buyer),
                 "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn)}
@@ -225,19 +225,22 @@ class Norrlandsknack(Game):
         events.append({"type": "buying", "active": sorted(self.active(state)), "knocker": self.knocker(state)})
 
     # ----- buying ------------------------------------------------------------------------
-    def buy_choices(self, state: State, seat: int) -> list[Move]:
+    def holding(self, state: State, seat: int) -> frozenset[Card]:
+        return frozenset(state["hands"][seat])
+
+    def buy_choices(self, state: State, seat: int, held: frozenset[Card]) -> list[Move]:
         """Every set of cards of the hand, fewest first."""
         hand = state["hands"][seat]
         return [{"seat": seat, "action": "buy", "cards": list(c)}
                 for k in range(len(hand) + 1) for c in combinations(hand, k)]
 
-    def buy_refusal(self, state: State, move: Move) -> Refusal | None:
-        """Distinct cards of the hand: at least one for the dealer (six cards), at most five for the others."""
+    def buy_refusal(self, state: State, move: Move, held: frozenset[Card]) -> Refusal | None:
+        """Distinct cards of the hand (``held``): at least one for the dealer (six cards), at most five for the
+        others."""
         seat, cards = move["seat"], move["cards"]
-        hand = state["hands"][seat]
-        for c in cards:
-            if c not in hand:
-                return Refusal("card_not_in_hand", f"You do not hold the {card_name(c)}.", {"card": c})
+        if not held.issuperset(cards):
+            missing = next(c for c in cards if c not in held)
+            return Refusal("card_not_in_hand", f"You do not hold the {card_name(missing)}.", {"card": missing})
         if len(set(cards)) < len(cards):
             twice = next(c for c in cards if cards.count(c) > 1)
             return Refusal("card_not_in_hand", f"You listed the {card_name(twice)} twice; you hold it once.",
