@@ -116,20 +116,27 @@ class Judged(Generic[Facts]):
     """A rule like :class:`Choices` whose refusal needs facts about the seat that are costly to work out (a search
     of the hand, its runs): ``facts(state, seat)`` works them out once for all of a seat's moves,
     ``moves(state, seat, facts)`` offers the moves and ``refusal(state, move, facts)`` refuses a move or lets it
-    through."""
+    through; ``seat_refusal`` is as in :class:`Choices` (asked first, and before the facts are worked out)."""
 
     facts: Callable[[State, int], Facts]
     moves: Callable[[State, int, Facts], Sequence[Move]]
     refusal: Callable[[State, Move, Facts], Refusal | None]
+    seat_refusal: SeatOnly | None = None
 
     def legal(self, state: State, seats: Iterable[int]) -> list[Move]:
         listed: list[Move] = []
         for seat in seats:
+            if self.seat_refusal is not None and self.seat_refusal(state, seat) is not None:
+                continue
             known = self.facts(state, seat)
             listed += [move for move in self.moves(state, seat, known) if self.refusal(state, move, known) is None]
         return listed
 
     def refuses(self, state: State, move: Move) -> Refusal | None:
+        if self.seat_refusal is not None:
+            refused = self.seat_refusal(state, move["seat"])
+            if refused is not None:
+                return refused
         return self.refusal(state, move, self.facts(state, move["seat"]))
 
 

@@ -192,17 +192,20 @@ class Jewel(Game):
             raise InvalidDeal("The open card (the first card of 'rest') may not be a joker.")
 
     # ----- the rules, each decided once (for the legal moves and for the refusals) ----------------
-    def packing(self, action: str) -> Choices:
+    def packing(self, action: str) -> Judged[Counter[Card]]:
         """Pack or mid pack (4.3): when the seat may, keeping each choice of its jewels (a move that leaves the
-        choice out is not listed), the jewels it names checked."""
-        def moves(state: State, seat: int) -> list[Move]:
+        choice out is not listed), the jewels it names checked against its hand."""
+        def moves(state: State, seat: int, hand: Counter[Card]) -> list[Move]:
             return [{"seat": seat, "action": action, "jewels": list(choice)}
                     for choice in jewel_keep_choices(state["hands"][seat], rules_of(state))]
+
+        def refusal(state: State, move: Move, hand: Counter[Card]) -> Refusal | None:
+            return self.jewels_refusal(state, move.get("jewels"), hand)
 
         def seat_refusal(state: State, seat: int) -> Refusal | None:
             return self.pack_refusal(state, action)
 
-        return Choices(moves, lambda state, move: self.jewels_refusal(state, move.get("jewels")), seat_refusal)
+        return Judged(lambda state, seat: Counter(state["hands"][seat]), moves, refusal, seat_refusal)
 
     def codes(self, state: State, seat: int) -> list[Card]:
         """The distinct codes of the seat's hand, in canonical order: the cards it may discard or declare with."""
@@ -232,8 +235,8 @@ class Jewel(Game):
                            f"(you have completed {done}).")
         return None
 
-    def jewels_refusal(self, state: State, jewels: list[str] | None) -> Refusal | None:
-        """The jewels a packer names: at most two, each a jewel he holds (none named: he keeps the best)."""
+    def jewels_refusal(self, state: State, jewels: list[str] | None, hand: Counter[Card]) -> Refusal | None:
+        """The jewels a packer names: at most two, each a jewel of his ``hand`` (none named: he keeps the best)."""
         if jewels is None:
             return None
         rules = rules_of(state)
@@ -242,7 +245,7 @@ class Jewel(Game):
         for card in jewels:
             if not rules.is_jewel(card):
                 return Refusal("not_a_jewel", f"{card!r} is not a jewel this deal.", {"card": card})
-        missing = Counter(jewels) - Counter(state["hands"][state["turn"]])
+        missing = Counter(jewels) - hand
         if missing:
             card = next(iter(missing))
             return Refusal("card_not_in_hand", f"You do not hold enough {card} to keep.", {"card": card})
