@@ -72,6 +72,11 @@ def never_refused(state: State, move: Move) -> None:
     return None
 
 
+def seat_first(seat_refusal: SeatOnly | None, state: State, move: Move) -> Refusal | None:
+    """A rule's refusal of the move's seat (a rule's ``seat_refusal``), asked before the rest of the rule."""
+    return None if seat_refusal is None else seat_refusal(state, move["seat"])
+
+
 @dataclass(frozen=True, slots=True)
 class Choices:
     """A rule as the moves a seat might make (``moves``) and the function that refuses a move or lets it through
@@ -104,11 +109,7 @@ class Choices:
         return listed
 
     def refuses(self, state: State, move: Move) -> Refusal | None:
-        if self.seat_refusal is not None:
-            refused = self.seat_refusal(state, move["seat"])
-            if refused is not None:
-                return refused
-        return self.refusal(state, move)
+        return seat_first(self.seat_refusal, state, move) or self.refusal(state, move)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +134,7 @@ class Judged(Generic[Facts]):
         return listed
 
     def refuses(self, state: State, move: Move) -> Refusal | None:
-        if self.seat_refusal is not None:
-            refused = self.seat_refusal(state, move["seat"])
-            if refused is not None:
-                return refused
-        return self.refusal(state, move, self.facts(state, move["seat"]))
+        return seat_first(self.seat_refusal, state, move) or self.refusal(state, move, self.facts(state, move["seat"]))
 
 
 @dataclass(frozen=True, slots=True)
