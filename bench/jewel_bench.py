@@ -1,6 +1,6 @@
 """Jewel's hand searches on adversarial and random hands: ``python -m bench.jewel_bench [--quick] [--json PATH]``.
 
-Times the four searches of service/engine/jewel_hands.py that run while a deal is played or scored:
+Times the four searches of service/engine/games/jewel_hands.py that run while a deal is played or scored:
 
     check         is_valid_declaration (16 cards; the declaration check of spec 5.5)
     declarer      declarer_arrangement (16 cards; the declarer's best bonus, 5.5)
@@ -41,9 +41,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from service.engine.cards import JOKER, RANKS, SUITS  # noqa: E402
-from service.engine.jewel_hands import (best_arrangement, declarer_arrangement,  # noqa: E402
+from service.engine.games.jewel_hands import (best_arrangement, declarer_arrangement,  # noqa: E402
                                         is_valid_declaration, valid_declarations)
-from service.engine.jewel_melds import JEWEL_PACK, DealRules  # noqa: E402
+from service.engine.games.jewel_melds import JEWEL_PACK, DealRules  # noqa: E402
 
 TARGET_MS = 5.0
 Hand = tuple[str, ...]

@@ -10,13 +10,13 @@ so the legal list and the refusal can never disagree.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .cards import RANKS, Card, card_name, suit_name
 from .errors import IllegalMove
-from .flow import Event, State, Step
+from .flow import Event, Refusal, State, Step
 from .moves import Move
 from .seats import left
 
@@ -258,10 +258,11 @@ def everyone(state: State) -> int:
 
 
 class TrickPlay:
-    """The trick flow every trick game shares, configured by the game that owns it.
+    """The trick flow every trick game shares, configured by the game that owns it; also the rule of its play
+    step (``legal`` and ``refuses``, both from the duty ladder).
 
-    A play is checked (turn, card in hand, lead duties, follow duties), the card goes to the trick in
-    ``state["trick"]["plays"]``; when the trick is complete its winner is found, it moves to
+    A play is checked (the game's own checks, card in hand, lead duties, follow duties), the card goes to the
+    trick in ``state["trick"]["plays"]``; when the trick is complete its winner is found, it moves to
     ``state["tricks"]`` as ``{"plays", "winner"}``, a ``trick_won`` event is emitted, the game's ``after_trick``
     hook runs, and when ``deal_over`` says so the game's ``end_deal`` takes over. The winner leads the next trick.
 
@@ -277,7 +278,7 @@ class TrickPlay:
       lead_duties:  a duty ladder for the leader (default: none, any card may be led)
       explain_lead: the sentence for a lead duty's refusal
       winner:       who wins a complete trick (default: the table's ranking with the trump)
-      checks:       a game's own refusals that come before the card's duties (a pending call, say)
+      checks:       a game's own refusal of the seat's play that comes before the card's duties (a pending call)
     """
 
     def __init__(self, *, table: Callable[[State], TrickTable], first_leader: Callable[[State], int],
@@ -290,7 +291,7 @@ class TrickPlay:
                  explain_lead: Callable[[State, str, list[Card]], str] | None = None,
                  winner: Callable[[State, Sequence[Play]], int] | None = None,
                  after_trick: Callable[[State, dict[str, Any], list[Event]], None] | None = None,
-                 checks: Callable[[State, Move], None] | None = None) -> None:
+                 checks: Callable[[State, int], Refusal | None] | None = None) -> None:
         self.table, self.trump, self.first_leader = table, trump, first_leader
         self.deal_over, self.end_deal = deal_over, end_deal
         self.next_seat, self.size, self.leader = next_seat, size, leader
@@ -318,33 +319,39 @@ class TrickPlay:
             return self.table(state).ladder(hand, plays, self.trump(state))
         return self.lead_duties(state, hand) if self.lead_duties else []
 
-    def legal_cards(self, state: State, seat: int) -> list[Card]:
-        hand = state["hands"][seat]
-        return legal_from(self.duties(state, hand), hand)
+    def legal(self, state: State, seats: Iterable[int]) -> list[Move]:
+        """The seat's legal plays (it is the one seat on turn): none while the game's checks refuse it, else the
+        cards its duties leave."""
+        moves: list[Move] = []
+        for seat in seats:
+            if self.checks is None or self.checks(state, seat) is None:
+                hand = state["hands"][seat]
+                cards = legal_from(self.duties(state, hand), hand)
+                moves += [{"seat": seat, "action": "play", "card": c} for c in cards]
+        return moves
 
-    def moves(self, state: State) -> list[Move]:
-        seat = self.on_turn(state)
-        return [{"seat": seat, "action": "play", "card": c} for c in self.legal_cards(state, seat)]
-
-    def step(self) -> Step:
-        return Step(self.seats, self.play)
-
-    # ----- the play -------------------------------------------------------------------------
-    def check(self, state: State, move: Move) -> None:
-        """Every refusal of a play by the seat on turn, in order: the game's own, the card, the duties."""
-        if self.checks is not None:
-            self.checks(state, move)
+    def refuses(self, state: State, move: Move) -> Refusal | None:
+        """The first refusal of a play by the seat on turn, in order: the game's own, the card, the duties."""
         seat, card = move["seat"], move["card"]
+        if self.checks is not None:
+            refused = self.checks(state, seat)
+            if refused is not None:
+                return refused
         hand = state["hands"][seat]
         if card not in hand:
-            raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
+            return Refusal("card_not_in_hand", f"You do not hold the {card_name(card)}.", {"card": card})
         plays = state["trick"]["plays"]
         for allowed, reason in self.duties(state, hand):
             if card not in allowed:
-                raise IllegalMove(reason, self._explain(state, reason, plays, allowed), card=card)
+                return Refusal(reason, self._explain(state, reason, plays, allowed), {"card": card})
+        return None
 
+    def step(self) -> Step:
+        return Step(self.seats, self, self.play)
+
+    # ----- the play -------------------------------------------------------------------------
     def play(self, state: State, move: Move, events: list[Event]) -> None:
-        self.check(state, move)
+        """A play the rule let through: the card to the trick, and the trick completed when it is full."""
         seat, card = move["seat"], move["card"]
         state["hands"][seat].remove(card)
         plays = state["trick"]["plays"]

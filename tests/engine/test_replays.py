@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from service import engine
-from service.engine.jewel_melds import JEWEL_PACK, sort_canonical
+from service.engine.games.jewel_melds import JEWEL_PACK, sort_canonical
 from service.engine.rng import shuffled
 
 from .playout import concrete

@@ -23,12 +23,11 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
 from ..cards import Card, card_name, make_pack
 from ..checks import is_int, need, need_list
 from ..end_of_deal import end_deal
-from ..errors import IllegalMove
-from ..flow import Phase, Step, one_seat
+from ..flow import Choices, Phase, Refusal, Step, each, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..seats import order_from
@@ -47,6 +46,7 @@ POWER: Mapping[Card, int] = MappingProxyType({
 CAPTURERS = MappingProxyType({"K": "2", "Q": "23"})
 LOW_EIGHT = 1
 OUTCOMES = ("mukur", "strokes", "plain")
+NOT_ELIGIBLE = Refusal("not_eligible", "Your hand can beat a low Eight: you may not take the stock.")
 
 
 def side_of(seat: int) -> int:
@@ -56,6 +56,11 @@ def side_of(seat: int) -> int:
 def fridufaer(hand: Sequence[Card]) -> bool:
     """Can the hand beat a led low Eight (3.2)? Only a card of value above the low Eights can."""
     return any(POWER.get(c, 0) > LOW_EIGHT for c in hand)
+
+
+def stock_refusal(hand: Sequence[Card]) -> Refusal | None:
+    """Only a hand that is not friðufær may take the stock (R16): the stock phase asks no other."""
+    return NOT_ELIGIBLE if fridufaer(hand) else None
 
 
 def highest(hand: Sequence[Card]) -> Card:
@@ -180,11 +185,12 @@ class Alkort(Game):
                                 deal_over=lambda state: deal_outcome(self.winners(state)) is not None,
                                 end_deal=self.settle, lead_duties=self.seven_rule, explain_lead=self.explain_lead)
         asked = one_seat(self.stock_seat)
+        keep = Choices(each("take_stock", "keep", lambda state, seat: state["hands"][seat]), self.take_refusal)
         return {
-            "stock": Phase("stock", {"take_stock": Step(asked, self.take_stock, "take the stock or pass"),
-                                     "pass_stock": Step(asked, self.pass_stock, "take the stock or pass")},
-                           self.stock_moves, self.stock_seat),
-            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
+            "stock": Phase("stock", {
+                "pass_stock": Step(asked, Choices(verbs("pass_stock")), self.pass_stock, "take the stock or pass"),
+                "take_stock": Step(asked, keep, self.take_stock, "take the stock or pass")}, self.stock_seat),
+            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -203,7 +209,7 @@ class Alkort(Game):
         state["dealer"] = dealer
         cards = self.next_deal(state)
         hands = cards["hands"]
-        eligible = ([s for s in order_from((dealer + 1) % 4, 4) if not fridufaer(hands[s])]
+        eligible = ([s for s in order_from((dealer + 1) % 4, 4) if stock_refusal(hands[s]) is None]
                     if opts["stock_exchange"] else [])
         state.update(hands=hands, rest=cards["rest"], eligible=eligible, asked=0, exchange=None,
                      shown=None, tricks=[], trick={"plays": []})
@@ -236,20 +242,17 @@ class Alkort(Game):
     def stock_seat(self, state: State) -> int:
         return int(state["eligible"][state["asked"]])
 
-    def stock_moves(self, state: State) -> list[Move]:
-        seat = self.stock_seat(state)
-        return [{"seat": seat, "action": "pass_stock"},
-                *({"seat": seat, "action": "take_stock", "keep": c} for c in state["hands"][seat])]
+    def take_refusal(self, state: State, move: Move) -> Refusal | None:
+        keep, hand = move["keep"], state["hands"][move["seat"]]
+        if keep not in hand:
+            return Refusal("card_not_in_hand", f"You do not hold the {card_name(keep)}: keep a card of your hand.")
+        return stock_refusal(hand)
 
     def take_stock(self, state: State, move: Move, events: list[Event]) -> None:
         """The whole hand is shown; the kept card and the eight stock cards are the new hand, the other eight
         are dead (4.1). One exchange per deal: play begins."""
         seat, keep = move["seat"], move["keep"]
         hand = state["hands"][seat]
-        if keep not in hand:
-            raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(keep)}: keep a card of your hand.")
-        if fridufaer(hand):  # a well-formed state never asks such a seat (R16)
-            raise IllegalMove("not_eligible", "Your hand can beat a low Eight: you may not take the stock.")
         state["exchange"] = {"seat": seat, "keep": keep, "discards": [c for c in hand if c != keep]}
         state["hands"][seat] = [keep, *state["rest"]]
         state["rest"] = []

@@ -33,12 +33,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import STANDARD_PACK, SUITS, Card, card_name
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, STANDARD_PACK, SUITS, card_name
 from ..checks import is_int, need, need_list
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..errors import IllegalMove, InvalidDeal, InvalidOptions
-from ..flow import Phase, Step, one_seat
+from ..errors import InvalidDeal, InvalidOptions
+from ..flow import Choices, Phase, Refusal, Step, each, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import SAFE_MAX, share_by_weights
@@ -190,36 +190,35 @@ def decided(kind: str, counts: dict[str, list[int]], tricks: Sequence[dict[str, 
 
 
 # ----- qabbalah: one function per rule, for both the legal moves and the refusals -------------------
-def play_refusal(state: State, seat: int, card: Card) -> IllegalMove | None:
-    """Why ``seat`` may not play ``card`` onto the layout now (None: it may)."""
-    if card not in state["hands"][seat]:
-        return IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
+def play_refusal(state: State, move: Move) -> Refusal | None:
+    """Why the seat may not play the card onto the layout now (None: it may)."""
+    card = move["card"]
+    if card not in state["hands"][move["seat"]]:
+        return Refusal("card_not_in_hand", f"You do not hold the {card_name(card)}.", {"card": card})
     if not playable(state["layout"], card):
-        return IllegalMove("not_playable", f"The {card_name(card)} does not fit the layout: a row starts with its 7 "
-                           "and grows one card at a time at either end.", card=card)
+        return Refusal("not_playable", f"The {card_name(card)} does not fit the layout: a row starts with its 7 "
+                       "and grows one card at a time at either end.", {"card": card})
     return None
 
 
-def bring_in_refusal(state: State, card: Card) -> IllegalMove | None:
-    """Why ``card`` may not be brought in from the pool now (None: it may)."""
+def bring_in_refusal(state: State, move: Move) -> Refusal | None:
+    """Why the card may not be brought in from the pool now (None: it may)."""
+    card = move["card"]
     if card not in state["pool"]:
-        return IllegalMove("not_in_pool", f"The {card_name(card)} is not in the pool of left-out cards.", card=card)
+        return Refusal("not_in_pool", f"The {card_name(card)} is not in the pool of left-out cards.", {"card": card})
     if not playable(state["layout"], card):
-        return IllegalMove("not_playable_yet", f"The {card_name(card)} does not fit the layout yet.", card=card)
+        return Refusal("not_playable_yet", f"The {card_name(card)} does not fit the layout yet.", {"card": card})
     return None
 
 
-def pass_refusal(state: State, seat: int) -> IllegalMove | None:
+MUST_PLAY = Refusal("must_play", "You cannot pass: you can play a card (bringing pool cards in first where needed).")
+
+
+def pass_refusal(state: State, move: Move) -> Refusal | None:
     """A seat may pass only when no card in its hand can be reached, through the pool if need be (R9)."""
-    if any(reachable(state["layout"], state["pool"], c) for c in state["hands"][seat]):
-        return IllegalMove("must_play", "You cannot pass: you can play a card (bringing pool cards in first where "
-                           "needed).")
+    if any(reachable(state["layout"], state["pool"], c) for c in state["hands"][move["seat"]]):
+        return MUST_PLAY
     return None
-
-
-def refuse(refusal: IllegalMove | None) -> None:
-    if refusal is not None:
-        raise refusal
 
 
 def on_turn(state: State) -> int:
@@ -272,10 +271,14 @@ class Davoserjazz(Game):
                                 deal_over=self.trick_hand_over, end_deal=self.score_trick_hand,
                                 after_trick=self.count_trick)
         seat = one_seat(on_turn)
-        layout_steps = {"play": Step(seat, self.play_to_layout), "bring_in": Step(seat, self.bring_in, "bring in"),
-                        "pass": Step(seat, self.pass_turn, "pass")}
-        return {"trick": Phase("trick", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
-                "qabbalah": Phase("qabbalah", layout_steps, self.layout_moves, on_turn)}
+        layout_steps = {  # plays in hand order, then bring-ins in pool order, then a pass
+            "play": Step(seat, Choices(each("play", "card", lambda state, s: state["hands"][s]), play_refusal),
+                         self.play_to_layout),
+            "bring_in": Step(seat, Choices(each("bring_in", "card", lambda state, s: state["pool"]), bring_in_refusal),
+                             self.bring_in, "bring in"),
+            "pass": Step(seat, Choices(verbs("pass"), pass_refusal), self.pass_turn, "pass")}
+        return {"trick": Phase("trick", {"play": self.tricks.step()}, self.tricks.on_turn),
+                "qabbalah": Phase("qabbalah", layout_steps, on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         """The cards in use: the full pack less the left-out cards."""
@@ -357,27 +360,14 @@ class Davoserjazz(Game):
         self.finish_hand(state, points, events, early=not self.last_trick(state))
 
     # ----- qabbalah -----------------------------------------------------------------------------
-    def layout_moves(self, state: State) -> list[Move]:
-        """Plays (in hand order), then bring-ins (in pool order), then a pass if it is allowed."""
-        seat = on_turn(state)
-        moves = [{"seat": seat, "action": "play", "card": c} for c in state["hands"][seat]
-                 if play_refusal(state, seat, c) is None]
-        moves += [{"seat": seat, "action": "bring_in", "card": c} for c in state["pool"]
-                  if bring_in_refusal(state, c) is None]
-        if pass_refusal(state, seat) is None:
-            moves.append({"seat": seat, "action": "pass"})
-        return moves
-
     def bring_in(self, state: State, move: Move, events: list[Event]) -> None:
         card = move["card"]
-        refuse(bring_in_refusal(state, card))
         place(state["layout"], card)
         state["pool"].remove(card)
         events.append({"type": "bring_in", "seat": move["seat"], "card": card})
 
     def play_to_layout(self, state: State, move: Move, events: list[Event]) -> None:
         seat, card = move["seat"], move["card"]
-        refuse(play_refusal(state, seat, card))
         place(state["layout"], card)
         hand = state["hands"][seat]
         hand.remove(card)
@@ -394,7 +384,6 @@ class Davoserjazz(Game):
 
     def pass_turn(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        refuse(pass_refusal(state, seat))
         state["passes"][seat] += 1
         events.append({"type": "pass", "seat": seat})
         self.next_turn(state, seat)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import STANDARD_PACK, Card
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, STANDARD_PACK
 from ..checks import is_int, need, need_list
 from ..end_of_deal import dealer_in_turn, end_deal
-from ..errors import IllegalMove
-from ..flow import Phase, Poll, Step, anyone, one_seat
+from ..flow import Choices, Phase, Poll, Refusal, Step, anyone, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..seats import left, rank_seats
@@ -32,6 +31,12 @@ from ..tricks import TrickPlay, TrickRules, TrickTable
 HAND = 5
 TRICKS = TrickTable(TrickRules(head=True))
 CALL = Poll("call")
+# the refusals of a call for better cards (R6), and of a play while one is answered
+VARIANT_NOT_ENABLED = Refusal("variant_not_enabled", "Calling for better cards is not allowed in this match.")
+TOO_LATE = Refusal("too_late", "Too late: the last trick has begun.")
+CALL_PENDING = Refusal("call_pending", "A call for better cards is already being answered.")
+ALREADY_CALLED = Refusal("already_called", "You have already called for better cards in this deal.")
+ANSWER_FIRST = Refusal("call_pending", "Wait: a call for better cards must be answered first.")
 
 
 class Femkort(Game):
@@ -67,10 +72,12 @@ class Femkort(Game):
         self.tricks = TrickPlay(table=lambda state: TRICKS, first_leader=lambda state: left(state["dealer"],
                                 state["players"]), deal_over=lambda state: len(state["tricks"]) == HAND,
                                 end_deal=self.finish_deal, checks=self.no_call_pending)
-        answer = Step(one_seat(CALL.due), self.answer, "answer the call for better cards")
-        return {"play": Phase("play", {"play": self.tricks.step(), "call_better_cards": Step(anyone, self.call),
+        call = Step(anyone, Choices(verbs("call_better_cards"), seat_refusal=self.call_refusal), self.call)
+        answer = Step(one_seat(CALL.due), Choices(verbs("accept_better_cards", "refuse_better_cards")), self.answer,
+                      "answer the call for better cards")
+        return {"play": Phase("play", {"play": self.tricks.step(), "call_better_cards": call,
                                        "accept_better_cards": answer, "refuse_better_cards": answer},
-                              self.legal, self.tricks.on_turn)}
+                              self.tricks.on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
@@ -114,26 +121,9 @@ class Femkort(Game):
         need_hand_sizes(deal, HAND)
         need_pack_deal(deal, STANDARD_PACK)
 
-    # ----- whose turn -------------------------------------------------------------------
-    def may_call(self, state: State) -> bool:
-        """The variant is on, no call is pending and trick 5 has not begun (R6 b)."""
-        return (state["options"]["better_cards"] and state["call"] is None
-                and not (len(state["tricks"]) == HAND - 1 and state["trick"]["plays"]))
-
-    def legal(self, state: State) -> list[Move]:
-        due = CALL.due(state)
-        if due is not None:
-            return [{"seat": due, "action": "accept_better_cards"}, {"seat": due, "action": "refuse_better_cards"}]
-        moves = self.tricks.moves(state)
-        if self.may_call(state):
-            moves += [{"seat": s, "action": "call_better_cards"} for s in range(state["players"])
-                      if s not in state["called"]]
-        return moves
-
     # ----- moves ------------------------------------------------------------------------
-    def no_call_pending(self, state: State, move: Move) -> None:
-        if CALL.pending(state):
-            raise IllegalMove("call_pending", "Wait: a call for better cards must be answered first.")
+    def no_call_pending(self, state: State, seat: int) -> Refusal | None:
+        return ANSWER_FIRST if CALL.pending(state) else None
 
     def finish_deal(self, state: State, events: list[Event]) -> None:
         """Only the fifth trick counts: its winner wins the deal and, as the format says, the pot."""
@@ -152,16 +142,20 @@ class Femkort(Game):
                        "winner": winner, "changes": changes, "unit": "chips", "pot": state["pot"]})
         end_deal(self, state, events, over)
 
+    def call_refusal(self, state: State, seat: int) -> Refusal | None:
+        """A seat may call once a deal, with the variant on, no call pending and trick 5 not begun (R6 b)."""
+        if not state["options"]["better_cards"]:
+            return VARIANT_NOT_ENABLED
+        if len(state["tricks"]) == HAND - 1 and state["trick"]["plays"]:
+            return TOO_LATE
+        if CALL.pending(state):
+            return CALL_PENDING
+        if seat in state["called"]:
+            return ALREADY_CALLED
+        return None
+
     def call(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        if not state["options"]["better_cards"]:
-            raise IllegalMove("variant_not_enabled", "Calling for better cards is not allowed in this match.")
-        if len(state["tricks"]) == HAND - 1 and state["trick"]["plays"]:
-            raise IllegalMove("too_late", "Too late: the last trick has begun.")
-        if CALL.pending(state):
-            raise IllegalMove("call_pending", "A call for better cards is already being answered.")
-        if seat in state["called"]:
-            raise IllegalMove("already_called", "You have already called for better cards in this deal.")
         state["called"].append(seat)
         CALL.open(state, seat)
         events.append({"type": "better_cards_called", "seat": seat})

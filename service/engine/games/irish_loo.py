@@ -31,11 +31,10 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import STANDARD_PACK, Card, card_name
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, STANDARD_PACK, card_name
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..errors import IllegalMove
-from ..flow import Phase, Step, one_seat
+from ..flow import Choices, Judged, Phase, Refusal, Step, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import SAFE_MAX, check_chip_totals, pay_by_tricks, split_evenly, within_limit
@@ -118,13 +117,14 @@ class IrishLoo(Game):
             first_leader=lambda state: IN_DEAL.next_seat(state, state["dealer"]),
             deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.settle_play,
             next_seat=IN_DEAL.next_seat, size=IN_DEAL.size, lead_duties=LEADS, explain_lead=LEADS.explain)
-        declare = Step(one_seat(self.next_declarer), self.declare, "declare")
-        return {"declare": Phase("declare", {verb: declare for verb in DECLARATIONS}, self.legal_declarations,
-                                 self.next_declarer),
-                "exchange": Phase("exchange", {"exchange": Step(one_seat(self.next_exchanger), self.exchange,
-                                                                "exchange")},
-                                  self.legal_exchanges, self.next_exchanger),
-                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn)}
+        declarations = Choices(verbs("stand", "defend", "pass"), self.declare_refusal)  # listed in this order
+        declare = Step(one_seat(self.next_declarer), declarations, self.declare, "declare")
+        exchange = Step(one_seat(self.next_exchanger), Judged(lambda state, seat: self.obtainable(state),
+                                                              self.exchange_choices, self.exchange_refusal),
+                        self.exchange, "exchange")
+        return {"declare": Phase("declare", {verb: declare for verb in DECLARATIONS}, self.next_declarer),
+                "exchange": Phase("exchange", {"exchange": exchange}, self.next_exchanger),
+                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
@@ -196,14 +196,26 @@ class IrishLoo(Game):
         need_pack_deal(deal, STANDARD_PACK)
 
     # ----- declarations (§4.1) ------------------------------------------------------------
-    def declarations(self, state: State, seat: int) -> list[str]:
-        """What ``seat``, on turn, may declare: the one place that decides it (legal moves and refusals)."""
-        may_pass = not (state["options"]["no_pass_on_single"] and state["pot"] == state["options"]["ante"])
-        if seat == state["dealer"]:
-            stood = sum(1 for s, d in enumerate(state["declared"]) if s != seat and d == "stand")
-            if stood == 1:  # the dealer must defend the pot against a single player (R3)
-                return ["defend"] if state["options"]["dealer_vs_single"] == "defend_only" else ["stand", "defend"]
-        return ["stand", "pass"] if may_pass else ["stand"]
+    def declare_refusal(self, state: State, move: Move) -> Refusal | None:
+        """Why the seat on turn may not make this declaration, or None. The dealer facing a single player must
+        defend the pot (R3), and may also stand unless the table plays "defend_only"; nobody may pass a single pot
+        with the option; only that dealer defends."""
+        seat, action = move["seat"], move["action"]
+        dealer = seat == state["dealer"]
+        facing_one = dealer and sum(1 for s, d in enumerate(state["declared"]) if s != seat and d == "stand") == 1
+        if action == "pass":
+            if facing_one:
+                return Refusal("pass_not_allowed", "You may not pass: as dealer you must defend the pot against a "
+                               "single player.")
+            if state["options"]["no_pass_on_single"] and state["pot"] == state["options"]["ante"]:
+                return Refusal("pass_not_allowed", "Nobody may pass: the pot is a single.")
+        elif action == "defend" and not facing_one:
+            return Refusal("defend_not_allowed", "Only the dealer can defend the pot." if not dealer else
+                           "The dealer defends the pot only when exactly one player stands.")
+        elif action == "stand" and facing_one and state["options"]["dealer_vs_single"] == "defend_only":
+            return Refusal("stand_not_allowed", "Against a single player the dealer may not play for himself: "
+                           "you must defend the pot.")
+        return None
 
     def next_declarer(self, state: State) -> int:
         """In turn from eldest (``seat_order``): counting the declarations made finds who is next."""
@@ -211,14 +223,8 @@ class IrishLoo(Game):
         made: int = n - state["declared"].count(None)
         return (left(state["dealer"], n) + made) % n
 
-    def legal_declarations(self, state: State) -> list[Move]:
-        seat = self.next_declarer(state)
-        return [{"seat": seat, "action": verb} for verb in self.declarations(state, seat)]
-
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
         seat, action = move["seat"], move["action"]
-        if action not in self.declarations(state, seat):
-            raise self.refusal(state, seat, action)
         state["declared"][seat] = action
         events.append({"type": action, "seat": seat})
         if action == "pass":
@@ -230,21 +236,6 @@ class IrishLoo(Game):
         elif left(seat, n) == dealer and all(state["declared"][s] == "pass" for s in range(n) if s != dealer):
             self.settle(state, [state["pot"] if s == dealer else 0 for s in range(n)], [], events)  # §6.3
 
-    def refusal(self, state: State, seat: int, action: str) -> IllegalMove:
-        """The reason a declaration outside ``declarations`` is refused."""
-        dealer = seat == state["dealer"]
-        if action == "pass":
-            if dealer and "defend" in self.declarations(state, seat):
-                return IllegalMove("pass_not_allowed", "You may not pass: as dealer you must defend the pot "
-                                   "against a single player.")
-            return IllegalMove("pass_not_allowed", "Nobody may pass: the pot is a single.")
-        if action == "defend":
-            why = "Only the dealer can defend the pot." if not dealer else (
-                "The dealer defends the pot only when exactly one player stands.")
-            return IllegalMove("defend_not_allowed", why)
-        return IllegalMove("stand_not_allowed", "Against a single player the dealer may not play for himself: "
-                           "you must defend the pot.")
-
     # ----- the exchange (§4.2) ------------------------------------------------------------
     def next_exchanger(self, state: State) -> int | None:
         drawn = state["drawn"]
@@ -254,26 +245,28 @@ class IrishLoo(Game):
         """Cards that can still be drawn: the stock, and the thrown-in hands that would refill it (R4)."""
         return len(state["rest"]) + sum(len(t) for t in state["thrown"])
 
-    def legal_exchanges(self, state: State) -> list[Move]:
-        seat = self.next_exchanger(state)
-        if seat is None:
-            return []
-        most = min(HAND, self.obtainable(state))
+    def exchange_choices(self, state: State, seat: int, obtainable: int) -> list[Move]:
+        """Every set of cards of the hand, fewest first."""
+        hand = state["hands"][seat]
         return [{"seat": seat, "action": "exchange", "cards": list(c)}
-                for k in range(most + 1) for c in combinations(state["hands"][seat], k)]
+                for k in range(len(hand) + 1) for c in combinations(hand, k)]
+
+    def exchange_refusal(self, state: State, move: Move, most: int) -> Refusal | None:
+        """Distinct cards of the hand, no more than can still be drawn (``most``: ``obtainable``)."""
+        cards, hand = move["cards"], state["hands"][move["seat"]]
+        for i, card in enumerate(cards):
+            if card not in hand:
+                return Refusal("card_not_in_hand", f"You do not hold the {card_name(card)}.", {"card": card})
+            if card in cards[:i]:
+                return Refusal("card_not_in_hand", f"You listed the {card_name(card)} twice.", {"card": card})
+        if len(cards) > most:
+            return Refusal("not_enough_cards", f"Only {most} card{'s' if most != 1 else ''} can be drawn now; "
+                           f"you asked for {len(cards)}.", {"available": most})
+        return None
 
     def exchange(self, state: State, move: Move, events: list[Event]) -> None:
         seat, cards = move["seat"], move["cards"]
         hand = state["hands"][seat]
-        for i, card in enumerate(cards):
-            if card not in hand:
-                raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
-            if card in cards[:i]:
-                raise IllegalMove("card_not_in_hand", f"You listed the {card_name(card)} twice.", card=card)
-        most = self.obtainable(state)
-        if len(cards) > most:
-            raise IllegalMove("not_enough_cards", f"Only {most} card{'s' if most != 1 else ''} can be drawn now; "
-                              f"you asked for {len(cards)}.", available=most)
         if len(cards) > len(state["rest"]):
             self.refill(state, events)
         for card in cards:

@@ -19,28 +19,31 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import JOKER, Card
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, JOKER
 from ..checks import is_int, need, need_list
 from ..end_of_deal import dealer_in_turn, end_deal
-from ..errors import IllegalMove, InvalidDeal, InvalidOptions
-from ..flow import Phase, Step, one_seat
-from ..jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
-                           is_valid_declaration, valid_declarations)
-from ..jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY, DealRules,
-                           SeatResult, best_kept_jewels, jewel_keep_choices, jewel_points, settle, sort_canonical)
+from ..errors import InvalidDeal, InvalidOptions
+from ..flow import Choices, Judged, Phase, Refusal, Step, each, one_seat, refusing
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..rng import shuffled
 from ..seats import rank_seats
+from .jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
+                          is_valid_declaration, valid_declarations)
+from .jewel_melds import (HAND_SIZE, INITIAL_PACK_PENALTY, JEWEL_PACK, MAX_KEPT_JEWELS, MID_PACK_PENALTY, DealRules,
+                          SeatResult, best_kept_jewels, jewel_keep_choices, jewel_points, settle, sort_canonical)
 
 OPEN_CARD_INDEX = 81            # where the service's shuffle finds the open card (spec 3)
 MAX_SCORE = 2**53 - 1
 ACTIVE, PACKED, MID_PACKED, WRONG, DECLARER = "active", "packed", "mid_packed", "wrong", "declarer"
 PACK_PENALTY = MappingProxyType({PACKED: INITIAL_PACK_PENALTY, MID_PACKED: MID_PACK_PENALTY})
 JEWELS = Param("cards", "0 to 2 jewels you hold, kept face up (left out: the most valuable choice)", optional=True)
+MUST_DRAW_FIRST = Refusal("must_draw_first", "Draw a card first.")
+ALREADY_DRAWN = Refusal("already_drawn", "You have drawn this turn: discard or declare.")
+DECLARE_FIRST_ROUND = Refusal("declare_first_round", "Nobody but the dealer may declare on his first turn.")
 
 
 @lru_cache(maxsize=256)
@@ -62,6 +65,14 @@ def declares(hand: tuple[Card, ...], rules: DealRules) -> bool:
 @lru_cache(maxsize=4096)
 def declaring_discards(hand: tuple[Card, ...], rules: DealRules) -> tuple[Card, ...]:
     return tuple(valid_declarations(hand, rules))
+
+
+class Declaring(NamedTuple):
+    """What a declaration by the seat on turn depends on: may it declare now at all, and, where a wrong declaration
+    is refused, the discards that leave a valid one (None: any card it holds)."""
+
+    turn_refusal: Refusal | None
+    valid: frozenset[Card] | None
 
 
 def next_active(state: State, seat: int) -> int | None:
@@ -113,17 +124,20 @@ class Jewel(Game):
     carried = ("deal_no", "scores")
 
     def build_phases(self) -> dict[str, Any]:
-        seat = one_seat(lambda state: state["turn"])
-        early = Step(seat, self.must_draw_first)
-        late = Step(seat, self.already_drawn)
-        turn = self.turn_of
+        seat = one_seat(self.turn_of)
+        early = refusing(seat, refusal=lambda state, move: MUST_DRAW_FIRST)
+        late = refusing(seat, refusal=lambda state, move: ALREADY_DRAWN)
+        sources = Choices(each("draw", "source", lambda state, s: ("stock", "discard")), self.draw_refusal)
         return {
-            "draw": Phase("draw", {"draw": Step(seat, self.draw), "pack": Step(seat, self.pack_up),
-                                   "mid_pack": Step(seat, self.pack_up), "discard": early, "declare": early},
-                          self.start_moves, turn),
-            "discard": Phase("discard", {"discard": Step(seat, self.discard), "declare": Step(seat, self.declare),
-                                         "draw": late, "pack": late, "mid_pack": late},
-                             self.end_moves, turn),
+            "draw": Phase("draw", {"draw": Step(seat, sources, self.draw),
+                                   "pack": Step(seat, self.packing("pack"), self.pack_up),
+                                   "mid_pack": Step(seat, self.packing("mid_pack"), self.pack_up),
+                                   "discard": early, "declare": early}, self.turn_of),
+            "discard": Phase("discard", {
+                "discard": Step(seat, Choices(each("discard", "card", self.codes), self.discard_refusal), self.discard),
+                "declare": Step(seat, Judged(self.declaring, self.declare_choices, self.declare_refusal),
+                                self.declare),
+                "draw": late, "pack": late, "mid_pack": late}, self.turn_of),
         }
 
     def turn_of(self, state: State) -> int | None:
@@ -180,83 +194,104 @@ class Jewel(Game):
             raise InvalidDeal("The open card (the first card of 'rest') may not be a joker.")
 
     # ----- the rules, each decided once (for the legal moves and for the refusals) ----------------
-    def draw_refusal(self, state: State, source: str) -> IllegalMove | None:
+    def packing(self, action: str) -> Judged[Counter[Card]]:
+        """Pack or mid pack (4.3): when the seat may, keeping each choice of its jewels (a move that leaves the
+        choice out is not listed), the jewels it names checked against its hand."""
+        def moves(state: State, seat: int, hand: Counter[Card]) -> list[Move]:
+            return [{"seat": seat, "action": action, "jewels": list(choice)}
+                    for choice in jewel_keep_choices(state["hands"][seat], rules_of(state))]
+
+        def refusal(state: State, move: Move, hand: Counter[Card]) -> Refusal | None:
+            return self.jewels_refusal(state, move.get("jewels"), hand)
+
+        def seat_refusal(state: State, seat: int) -> Refusal | None:
+            return self.pack_refusal(state, action)
+
+        return Judged(lambda state, seat: Counter(state["hands"][seat]), moves, refusal, seat_refusal)
+
+    def codes(self, state: State, seat: int) -> list[Card]:
+        """The distinct codes of the seat's hand, in canonical order: the cards it may discard or declare with."""
+        return sort_canonical(set(state["hands"][seat]))
+
+    def declare_choices(self, state: State, seat: int, declaring: Declaring) -> list[Move]:
+        return [{"seat": seat, "action": "declare", "card": c} for c in self.codes(state, seat)]
+
+    def draw_refusal(self, state: State, move: Move) -> Refusal | None:
         pile = state["discard"]
-        if source == "discard" and not pile:
-            return IllegalMove("discard_pile_empty", "The discard pile is empty: draw from the stock.")
-        if source == "discard" and rules_of(state).is_wild_card(pile[-1]):
-            return IllegalMove("wild_card_not_takeable", f"A joker or a jewel ({pile[-1]}) on the discard pile "
-                               "can never be taken.", card=pile[-1])
+        if move["source"] == "discard" and not pile:
+            return Refusal("discard_pile_empty", "The discard pile is empty: draw from the stock.")
+        if move["source"] == "discard" and rules_of(state).is_wild_card(pile[-1]):
+            return Refusal("wild_card_not_takeable", f"A joker or a jewel ({pile[-1]}) on the discard pile "
+                           "can never be taken.", {"card": pile[-1]})
         return None
 
-    def pack_refusal(self, state: State, action: str) -> IllegalMove | None:
+    def pack_refusal(self, state: State, action: str) -> Refusal | None:
+        """Pack on the first turn only, mid pack from the ``mid_pack_min_rounds``-th completed turn on."""
         done = state["turns_completed"][state["turn"]]
         if action == "pack" and done >= 1:
-            return IllegalMove("pack_only_first_turn", "You may pack only on your first turn; later you may mid "
-                               "pack once you have completed enough turns.")
+            return Refusal("pack_only_first_turn", "You may pack only on your first turn; later you may mid "
+                           "pack once you have completed enough turns.")
         least = state["options"]["mid_pack_min_rounds"]
         if action == "mid_pack" and done < least:
-            return IllegalMove("mid_pack_too_early", f"You may mid pack once you have completed {least} turns "
-                               f"(you have completed {done}).")
+            return Refusal("mid_pack_too_early", f"You may mid pack once you have completed {least} turns "
+                           f"(you have completed {done}).")
         return None
 
-    def jewels_refusal(self, state: State, jewels: list[str]) -> IllegalMove | None:
+    def jewels_refusal(self, state: State, jewels: list[str] | None, hand: Counter[Card]) -> Refusal | None:
+        """The jewels a packer names: at most two, each a jewel of his ``hand`` (none named: he keeps the best)."""
+        if jewels is None:
+            return None
         rules = rules_of(state)
         if len(jewels) > MAX_KEPT_JEWELS:
-            return IllegalMove("too_many_jewels", "You may keep at most two jewels.")
+            return Refusal("too_many_jewels", "You may keep at most two jewels.")
         for card in jewels:
             if not rules.is_jewel(card):
-                return IllegalMove("not_a_jewel", f"{card!r} is not a jewel this deal.", card=card)
-        missing = Counter(jewels) - Counter(state["hands"][state["turn"]])
+                return Refusal("not_a_jewel", f"{card!r} is not a jewel this deal.", {"card": card})
+        missing = Counter(jewels) - hand
         if missing:
             card = next(iter(missing))
-            return IllegalMove("card_not_in_hand", f"You do not hold enough {card} to keep.", card=card)
+            return Refusal("card_not_in_hand", f"You do not hold enough {card} to keep.", {"card": card})
         return None
 
-    def declare_refusal(self, state: State, seat: int) -> IllegalMove | None:
+    def discard_refusal(self, state: State, move: Move) -> Refusal | None:
+        card = move["card"]
+        if card not in state["hands"][state["turn"]]:
+            return Refusal("card_not_in_hand", f"You do not hold {card}.", {"card": card})
+        return None
+
+    def first_turn_refusal(self, state: State, seat: int) -> Refusal | None:
         if state["turns_completed"][seat] == 0 and seat != state["dealer"]:
-            return IllegalMove("declare_first_round", "Nobody but the dealer may declare on his first turn.")
+            return DECLARE_FIRST_ROUND
         return None
 
-    def declarable(self, state: State) -> list[Card]:
-        """The codes whose discard now leaves a valid declaration (4.5); empty while declaring is not allowed."""
-        seat = state["turn"]
-        if state["phase"] != "discard" or self.declare_refusal(state, seat) is not None:
-            return []
+    def valid_discards(self, state: State, seat: int) -> list[Card]:
+        """The codes whose discard from the seat's 17 cards leaves a valid declaration (4.5), in canonical order."""
         return list(declaring_discards(tuple(sort_canonical(state["hands"][seat])), rules_of(state)))
 
-    # ----- legal moves ----------------------------------------------------------------------------
-    def start_moves(self, state: State) -> list[Move]:
-        seat = state["turn"]
-        moves: list[Move] = [{"seat": seat, "action": "draw", "source": "stock"}]
-        if self.draw_refusal(state, "discard") is None:
-            moves.append({"seat": seat, "action": "draw", "source": "discard"})
-        for action in ("pack", "mid_pack"):
-            if self.pack_refusal(state, action) is None:
-                moves += [{"seat": seat, "action": action, "jewels": list(choice)}
-                          for choice in jewel_keep_choices(state["hands"][seat], rules_of(state))]
-        return moves
+    def declaring(self, state: State, seat: int) -> Declaring:
+        turn = self.first_turn_refusal(state, seat)
+        if turn is not None or state["options"]["wrong_declaration"] != "reject":
+            return Declaring(turn, None)
+        return Declaring(None, frozenset(self.valid_discards(state, seat)))
 
-    def end_moves(self, state: State) -> list[Move]:
+    def declare_refusal(self, state: State, move: Move, declaring: Declaring) -> Refusal | None:
+        """The card held; nobody but the dealer declares on his first turn; with "reject", only a valid declaration."""
+        card = move["card"]
+        refused = self.discard_refusal(state, move) or declaring.turn_refusal
+        if refused is None and declaring.valid is not None and card not in declaring.valid:
+            return Refusal("invalid_declaration", "These sixteen cards are not a compulsory sequence and four "
+                           "triples with an auxiliary one.", {"card": card})
+        return refused
+
+    def declarable(self, state: State) -> list[Card]:
+        """The codes whose discard now leaves a valid declaration; empty while declaring is not allowed."""
         seat = state["turn"]
-        codes = sort_canonical(set(state["hands"][seat]))
-        moves: list[Move] = [{"seat": seat, "action": "discard", "card": c} for c in codes]
-        if self.declare_refusal(state, seat) is None:
-            valid = codes if state["options"]["wrong_declaration"] == "penalize" else self.declarable(state)
-            moves += [{"seat": seat, "action": "declare", "card": c} for c in valid]
-        return moves
+        if state["phase"] != "discard" or self.first_turn_refusal(state, seat) is not None:
+            return []
+        return self.valid_discards(state, seat)
 
     # ----- moves ----------------------------------------------------------------------------------
-    def must_draw_first(self, state: State, move: Move, events: list[Event]) -> None:
-        raise IllegalMove("must_draw_first", "Draw a card first.")
-
-    def already_drawn(self, state: State, move: Move, events: list[Event]) -> None:
-        raise IllegalMove("already_drawn", "You have drawn this turn: discard or declare.")
-
     def draw(self, state: State, move: Move, events: list[Event]) -> None:
-        refusal = self.draw_refusal(state, move["source"])
-        if refusal is not None:
-            raise refusal
         seat = state["turn"]
         event: Event = {"type": "draw", "seat": seat, "source": move["source"]}
         if move["source"] == "stock":
@@ -269,13 +304,7 @@ class Jewel(Game):
 
     def pack_up(self, state: State, move: Move, events: list[Event]) -> None:
         """Pack or mid pack (4.3): kept jewels face up, every other card to the stock's bottom in canonical order."""
-        seat, action = state["turn"], move["action"]
-        refusal = self.pack_refusal(state, action)
-        jewels = move.get("jewels")
-        if refusal is None and jewels is not None:
-            refusal = self.jewels_refusal(state, jewels)
-        if refusal is not None:
-            raise refusal
+        seat, action, jewels = state["turn"], move["action"], move.get("jewels")
         hand = state["hands"][seat]
         kept = sort_canonical(jewels if jewels is not None else best_kept_jewels(hand, rules_of(state)))
         rest = Counter(hand) - Counter(kept)
@@ -288,7 +317,6 @@ class Jewel(Game):
 
     def discard(self, state: State, move: Move, events: list[Event]) -> None:
         seat, card = state["turn"], move["card"]
-        self.need_held(state, card)
         state["hands"][seat].remove(card)
         state["discard"].append(card)
         state["turns_completed"][seat] += 1
@@ -298,16 +326,9 @@ class Jewel(Game):
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
         """A valid declaration ends the deal; a wrong one puts the player out, his card face up (4.4)."""
         seat, card = state["turn"], move["card"]
-        self.need_held(state, card)
-        refusal = self.declare_refusal(state, seat)
-        if refusal is not None:
-            raise refusal
         hand = list(state["hands"][seat])
         hand.remove(card)
         valid = declares(tuple(sort_canonical(hand)), rules_of(state))
-        if not valid and state["options"]["wrong_declaration"] == "reject":
-            raise IllegalMove("invalid_declaration", "These sixteen cards are not a compulsory sequence and four "
-                              "triples with an auxiliary one.", card=card)
         state["hands"][seat] = hand
         state["discard"].append(card)  # face down on a valid declaration, face up ("chance card") on a wrong one
         if valid:
@@ -319,10 +340,6 @@ class Jewel(Game):
         state["exposed"][seat], state["hands"][seat] = hand, []
         events.append({"type": "declare", "seat": seat, "valid": False, "card": card, "hand": list(hand)})
         self.end_turn(state, events)
-
-    def need_held(self, state: State, card: Card) -> None:
-        if card not in state["hands"][state["turn"]]:
-            raise IllegalMove("card_not_in_hand", f"You do not hold {card}.", card=card)
 
     def end_turn(self, state: State, events: list[Event]) -> None:
         """After a turn: nobody active ends the deal; an emptied stock is re-made once, then ends it (4.6, 4.7)."""

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_pack_deal
-from ..cards import PIQUET_PACK, Card, card_name, suit_name
+from ..base import Deal, Event, Game, OVER, State, need_pack_deal
+from ..cards import Card, PIQUET_PACK, card_name, suit_name
 from ..checks import is_int, need, need_list
 from ..end_of_deal import close_match, dealer_in_turn, end_deal
-from ..errors import IllegalMove, InvalidDeal
-from ..flow import Phase, Step, anyone, one_seat
+from ..errors import InvalidDeal
+from ..flow import Choices, Flagged, Judged, Phase, Refusal, SeatRefusal, Step, anyone, each, one_seat, refusing, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..seats import left, order_from
@@ -40,6 +40,12 @@ TABLES = MappingProxyType({
 SUIT = Param("string", "a suit: C, D, H or S", choices=("C", "D", "H", "S"))
 SAFE = 2**53 - 1
 PLAY_PHASES = ("play", "declarations")
+KONTRA_NOT_AVAILABLE = Refusal("kontra_not_available", "Kontra and Rekontra are only played by partners (and only "
+                               "with the option \"kontra\").")
+SCHMEISS_NOT_AVAILABLE = Refusal("schmeiss_not_available", "Schmeiss is not allowed at this table.")
+CLAIM_NOT_NOW = Refusal("wrong_phase", "A claim is only possible while the cards are played.")
+CLAIM_NOT_AVAILABLE = Refusal("claim_not_available", "Your side has already made a false claim in this deal.")
+NOT_BELLA_CARD = Refusal("bella_not_available", "Bella is declared with the king or queen of trumps.")
 
 
 def side_of(n: int, seat: int) -> int:
@@ -109,43 +115,53 @@ class Klaberjass(Game):
             trump=lambda s: s["trump"], first_leader=self.eldest, end_deal=self.settle,
             deal_over=lambda s: len(s["tricks"]) == (8 if s["players"] == 4 else 9))
         always: Callable[[State], bool] = lambda s: True
-        bid = one_seat(self.bidder)
-        table: dict[str, tuple[Callable[[State], int], dict[str, Step], Callable[[State], list[Move]]]] = {
-            "bidding": (self.bidder, {
-                "take": Step(bid, self.take, "bid", early=self.gate("take", lambda s: self.round(s) == 1)),
-                "pass": Step(bid, self.pass_bid, "bid", early=self.gate("pass", always)),
-                "schmeiss": Step(bid, self.schmeiss, "bid", early=self.gate("schmeiss", always)),
-                "name_trump": Step(bid, self.name_trump, "bid",
+        bid, answerer, schmeisser = one_seat(self.bidder), one_seat(self.answerer), one_seat(self.schmeisser)
+        dix, kontra, rekontra = one_seat(self.dix_seat), one_seat(self.kontra_seat), one_seat(self.rekontra_seat)
+        suits = Choices(each("name_trump", "suit", lambda state, seat: "CDHS"), self.suit_refusal)
+        table: dict[str, tuple[Callable[[State], int], dict[str, Step]]] = {
+            "bidding": (self.bidder, {  # the suits first: round 2 lists them before the pass
+                "name_trump": Step(bid, suits, self.name_trump, "bid",
                                    early=self.gate("name_trump", lambda s: self.round(s) == 2)),
-            }, self.bid_moves),
+                "take": Step(bid, Choices(verbs("take")), self.take, "bid",
+                             early=self.gate("take", lambda s: self.round(s) == 1)),
+                "pass": Step(bid, Choices(verbs("pass")), self.pass_bid, "bid", early=self.gate("pass", always)),
+                "schmeiss": Step(bid, Choices(verbs("schmeiss")), self.schmeiss, "bid",
+                                 early=self.gate("schmeiss", always)),
+            }),
             "schmeiss_answer": (self.answerer, {"answer_schmeiss": Step(
-                one_seat(self.answerer), self.answer_schmeiss, "answer the schmeiss")}, self.answer_moves),
+                answerer, Choices(each("answer_schmeiss", "annul", lambda state, seat: (False, True))),
+                self.answer_schmeiss, "answer the schmeiss")}),
             "name_after_schmeiss": (self.schmeisser, {"name_trump": Step(
-                one_seat(self.schmeisser), self.name_trump, "name trumps")}, self.name_moves),
+                schmeisser, suits, self.name_trump, "name trumps")}),
             "dix": (self.dix_seat, {
-                "exchange_dix": Step(one_seat(self.dix_seat), self.exchange_dix, "exchange the dix or pass"),
-                "pass_dix": Step(one_seat(self.dix_seat), self.pass_dix, "exchange the dix or pass"),
-            }, self.dix_moves),
+                "exchange_dix": Step(dix, Choices(verbs("exchange_dix"), seat_refusal=self.dix_refusal),
+                                     self.exchange_dix, "exchange the dix or pass"),
+                "pass_dix": Step(dix, Choices(verbs("pass_dix")), self.pass_dix, "exchange the dix or pass"),
+            }),
             "kontra": (self.kontra_seat, {
-                "kontra": Step(one_seat(self.kontra_seat), self.kontra, "say Kontra or pass",
+                "kontra": Step(kontra, Choices(verbs("kontra")), self.kontra, "say Kontra or pass",
                                early=self.gate("kontra", always)),
-                "pass": Step(one_seat(self.kontra_seat), self.pass_double, "say Kontra or pass"),
-            }, lambda s: self.double_moves(s, "kontra")),
+                "pass": Step(kontra, Choices(verbs("pass")), self.pass_double, "say Kontra or pass"),
+            }),
             "rekontra": (self.rekontra_seat, {
-                "rekontra": Step(one_seat(self.rekontra_seat), self.rekontra, "say Rekontra or pass",
+                "rekontra": Step(rekontra, Choices(verbs("rekontra")), self.rekontra, "say Rekontra or pass",
                                  early=self.gate("rekontra", always)),
-                "pass": Step(one_seat(self.rekontra_seat), self.pass_double, "say Rekontra or pass"),
-            }, lambda s: self.double_moves(s, "rekontra")),
-            "declarations": (self.declarer, {"declare": Step(one_seat(self.declarer), self.declare, "declare")},
-                             self.declare_moves),
-            "play": (self.tricks.on_turn, {"play": Step(self.tricks.seats, self.play)}, self.play_moves),
+                "pass": Step(rekontra, Choices(verbs("pass")), self.pass_double, "say Rekontra or pass"),
+            }),
+            "declarations": (self.declarer, {"declare": Step(
+                one_seat(self.declarer), Judged(self.runs_of, self.declaration_choices, self.declaration_refusal),
+                self.declare, "declare")}),
+            "play": (self.tricks.on_turn, {"play": Step(
+                self.tricks.seats, Flagged(self.tricks, "bella", self.bella_refusal), self.play)}),
         }
-        claim = Step(anyone, self.claim, "claim", early=self.claim_gate)
+        claim = Step(anyone, Choices(verbs("claim")), self.claim, "claim", early=self.claim_gate)
+        no_claim = refusing(anyone, "claim", early=lambda state, seat, action: CLAIM_NOT_NOW)
         phases = {}
-        for name, (turn, steps, legal) in table.items():
-            steps = {**{verb: Step(one_seat(turn), self.refuse, "move", early=self.gate(verb, None))
-                        for verb in self.actions}, **steps, "claim": claim}
-            phases[name] = Phase(name, steps, legal, turn)
+        for name, (turn, steps) in table.items():
+            others = {verb: refusing(one_seat(turn), "move", early=self.gate(verb, None))
+                      for verb in self.actions if verb not in steps and verb != "claim"}
+            claims = claim if name in PLAY_PHASES else no_claim
+            phases[name] = Phase(name, {**steps, **others, "claim": claims}, turn)
         return phases
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -233,43 +249,31 @@ class Klaberjass(Game):
     def schmeiss_allowed(self, state: State) -> bool:
         return state["players"] == 4 or (state["players"] == 2 and bool(state["options"]["schmeiss"]))
 
-    def gate(self, verb: str, open_now: Callable[[State], bool] | None) -> Callable[[State, Move], None]:
+    def gate(self, verb: str, open_now: Callable[[State], bool] | None) -> SeatRefusal:
         """A verb this table never allows gets its own reason in every phase; else a verb not open in this
         step (``open_now`` None: not in this phase at all) is ``wrong_phase``."""
-        def early(state: State, move: Move) -> None:
+        def early(state: State, seat: int, action: str) -> Refusal | None:
             if verb in ("kontra", "rekontra") and not (state["players"] == 4 and state["options"]["kontra"]):
-                raise IllegalMove("kontra_not_available", "Kontra and Rekontra are only played by partners "
-                                  "(and only with the option \"kontra\").")
+                return KONTRA_NOT_AVAILABLE
             if verb == "schmeiss" and not self.schmeiss_allowed(state):
-                raise IllegalMove("schmeiss_not_available", "Schmeiss is not allowed at this table.")
+                return SCHMEISS_NOT_AVAILABLE
             if open_now is None or not open_now(state):
-                raise IllegalMove("wrong_phase", f"'{verb}' is not possible now ({state['phase']} phase"
-                                  + (f", bidding round {self.round(state)})." if state["phase"] == "bidding" else ")."))
+                return Refusal("wrong_phase", f"'{verb}' is not possible now ({state['phase']} phase"
+                               + (f", bidding round {self.round(state)})." if state["phase"] == "bidding" else ")."))
+            return None
         return early
 
-    def refuse(self, state: State, move: Move, events: list[Event]) -> None:
-        raise IllegalMove("wrong_phase", f"'{move['action']}' is not possible now.")  # ``early`` refuses first
-
-    def claim_gate(self, state: State, move: Move) -> None:
-        if state["phase"] not in PLAY_PHASES:
-            raise IllegalMove("wrong_phase", "A claim is only possible while the cards are played.")
-        if side_of(state["players"], move["seat"]) in state["false_claims"]:
-            raise IllegalMove("claim_not_available", "Your side has already made a false claim in this deal.")
+    def claim_gate(self, state: State, seat: int, action: str) -> Refusal | None:
+        false = state["false_claims"]
+        return CLAIM_NOT_AVAILABLE if false and side_of(state["players"], seat) in false else None
 
     # ----- bidding ----------------------------------------------------------------------
-    def bid_moves(self, state: State) -> list[Move]:
-        seat = self.bidder(state)
-        if self.round(state) == 1:
-            moves = [{"seat": seat, "action": "take"}, {"seat": seat, "action": "pass"}]
-        else:
-            moves = self.name_moves(state) + [{"seat": seat, "action": "pass"}]
-        if self.schmeiss_allowed(state):
-            moves.append({"seat": seat, "action": "schmeiss"})
-        return moves
-
-    def name_moves(self, state: State) -> list[Move]:
-        seat = self.bidder(state) if state["phase"] == "bidding" else self.schmeisser(state)
-        return [{"seat": seat, "action": "name_trump", "suit": s} for s in "CDHS" if s != state["turn_up"][1]]
+    def suit_refusal(self, state: State, move: Move) -> Refusal | None:
+        """Round 2 (or after a refused schmeiss) names a suit other than the turn-up's."""
+        if move["suit"] == state["turn_up"][1]:
+            return Refusal("turn_up_suit_not_allowed", f"Name a suit other than the turn-up's "
+                           f"({suit_name(state['turn_up'][1])}).")
+        return None
 
     def take(self, state: State, move: Move, events: list[Event]) -> None:
         self.call(state, move, events)
@@ -296,11 +300,6 @@ class Klaberjass(Game):
         else:
             self.pass_bid(state, move, events)
 
-    def answer_moves(self, state: State) -> list[Move]:
-        seat = self.answerer(state)
-        return [{"seat": seat, "action": "answer_schmeiss", "annul": False},
-                {"seat": seat, "action": "answer_schmeiss", "annul": True}]
-
     def answer_schmeiss(self, state: State, move: Move, events: list[Event]) -> None:
         events.append({"type": "answer_schmeiss", "seat": move["seat"], "annul": move["annul"]})
         if move["annul"]:
@@ -311,9 +310,6 @@ class Klaberjass(Game):
             state["phase"] = "name_after_schmeiss"
 
     def name_trump(self, state: State, move: Move, events: list[Event]) -> None:
-        if move["suit"] == state["turn_up"][1]:
-            raise IllegalMove("turn_up_suit_not_allowed", f"Name a suit other than the turn-up's "
-                              f"({suit_name(state['turn_up'][1])}).")
         self.call(state, move, events)
         self.fix_trump(state, move["seat"], move["suit"], events)
 
@@ -345,18 +341,15 @@ class Klaberjass(Game):
             state["phase"] = "play"
 
     # ----- dix, Kontra, Rekontra ----------------------------------------------------------
-    def dix_moves(self, state: State) -> list[Move]:
-        seat = self.dix_seat(state)
-        moves = [{"seat": seat, "action": "pass_dix"}]
-        if "7" + state["trump"] in state["hands"][seat]:
-            moves.insert(0, {"seat": seat, "action": "exchange_dix"})
-        return moves
+    def dix_refusal(self, state: State, seat: int) -> Refusal | None:
+        dix = "7" + state["trump"]
+        if dix not in state["hands"][seat]:
+            return Refusal("no_dix", f"You do not hold the {card_name(dix)}.")
+        return None
 
     def exchange_dix(self, state: State, move: Move, events: list[Event]) -> None:
         seat, dix = move["seat"], "7" + state["trump"]
         hand = state["hands"][seat]
-        if dix not in hand:
-            raise IllegalMove("no_dix", f"You do not hold the {card_name(dix)}.")
         hand[hand.index(dix)] = state["turn_up"]
         state["turn_up"] = dix
         events.append({"type": "exchange_dix", "seat": seat})
@@ -370,10 +363,6 @@ class Klaberjass(Game):
         state["asked"] += 1
         if state["asked"] == (2 if state["phase"] in ("kontra", "rekontra") else state["players"]):
             state["asked"], state["phase"] = 0, then
-
-    def double_moves(self, state: State, verb: str) -> list[Move]:
-        seat = self.kontra_seat(state) if verb == "kontra" else self.rekontra_seat(state)
-        return [{"seat": seat, "action": verb}, {"seat": seat, "action": "pass"}]
 
     def kontra(self, state: State, move: Move, events: list[Event]) -> None:
         state.update(multiplier=2, asked=0, phase="rekontra")
@@ -394,25 +383,31 @@ class Klaberjass(Game):
         plays = state["trick"]["plays"]
         return hand + [plays[0][1]] if plays and plays[0][0] == seat else hand
 
-    def declare_moves(self, state: State) -> list[Move]:
-        seat = self.declarer(state)
-        runs = sc.maximal_runs(self.declaration_hand(state, seat))
+    def runs_of(self, state: State, seat: int) -> list[list[Card]]:
+        """The seat's sequences: the maximal runs of three or more cards of one suit of its hand as dealt."""
+        return sc.maximal_runs(self.declaration_hand(state, seat))
+
+    def declaration_choices(self, state: State, seat: int, runs: list[list[Card]]) -> list[Move]:
+        """Every subset of the seat's runs, in the order of its runs."""
         subsets: list[list[list[Card]]] = [[]]
         for run in runs:
             subsets += [subset + [run] for subset in subsets]
-        return [{"seat": seat, "action": "declare", "sequences": s} for s in subsets] + self.claims(state)
+        return [{"seat": seat, "action": "declare", "sequences": s} for s in subsets]
+
+    def declaration_refusal(self, state: State, move: Move, runs: list[list[Card]]) -> Refusal | None:
+        """Whole runs of the hand, each declared once."""
+        chosen = [sc.normal_run(s) for s in move["sequences"]]
+        if any(run not in runs for run in chosen):
+            return Refusal("invalid_sequence", "Each sequence must be a whole run of three or more cards of one "
+                           "suit in your hand, not extendable at either end.")
+        if len({tuple(run) for run in chosen}) < len(chosen):
+            return Refusal("invalid_sequence", "A sequence may be declared only once.")
+        return None
 
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        runs = sc.maximal_runs(self.declaration_hand(state, seat))
         chosen = [sc.normal_run(s) for s in move["sequences"]]
-        for run in chosen:
-            if run not in runs:
-                raise IllegalMove("invalid_sequence", "Each sequence must be a whole run of three or more cards "
-                                  "of one suit in your hand, not extendable at either end.")
-        if len({tuple(run) for run in chosen}) < len(chosen):
-            raise IllegalMove("invalid_sequence", "A sequence may be declared only once.")
-        state["declared"][seat] = [run for run in runs if run in chosen]
+        state["declared"][seat] = [run for run in self.runs_of(state, seat) if run in chosen]
         events.append({"type": "declare", "seat": seat})
         state["asked"] += 1
         if state["asked"] == state["players"]:
@@ -423,54 +418,29 @@ class Klaberjass(Game):
             events.append({"type": "sequences_compared", **state["sequences"]})
 
     # ----- play -------------------------------------------------------------------------
-    def claims(self, state: State) -> list[Move]:
-        n, false = state["players"], state["false_claims"]
-        if not false:
-            return [{"seat": s, "action": "claim"} for s in range(n)]
-        return [{"seat": s, "action": "claim"} for s in range(n) if side_of(n, s) not in false]
-
-    def play_moves(self, state: State) -> list[Move]:
-        moves = self.tricks.moves(state)
-        if moves:
-            hand = state["hands"][moves[0]["seat"]]
-            for card in ("K" + state["trump"], "Q" + state["trump"]):  # the only cards that may carry Bella
-                if card in hand:
-                    self.list_bella(state, moves, card)
-        return moves + self.claims(state)
-
-    def list_bella(self, state: State, moves: list[Move], card: Card) -> None:
-        """A legal play of ``card`` that may declare Bella is listed twice, without and with it."""
-        for i, move in enumerate(moves):
-            if move["card"] == card:
-                if self.bella_refusal(state, move["seat"], card) is None:
-                    moves.insert(i + 1, {**move, "bella": True})
-                return
-
-    def bella_refusal(self, state: State, seat: int, card: Card) -> IllegalMove | None:
+    def bella_refusal(self, state: State, move: Move) -> Refusal | None:
         """Bella (6.3): the second of the trump K and Q, the first played by the same player (or partner),
-        by default in the trick before (or, by a partner, earlier in the same trick)."""
-        trump, n = state["trump"], state["players"]
-        if card not in ("K" + trump, "Q" + trump):
-            return IllegalMove("bella_not_available", "Bella is declared with the king or queen of trumps.")
+        by default in the trick before (or, by a partner, earlier in the same trick). Checked after the card's
+        duties (ruling R23): a legal play of the card may declare it, listed twice, without and with it."""
+        card, trump = move["card"], state["trump"]
+        if card[1] != trump or card[0] not in "KQ":
+            return NOT_BELLA_CARD
+        seat, n = move["seat"], state["players"]
         other = ("Q" if card[0] == "K" else "K") + trump
         tricks = [t["plays"] for t in state["tricks"]] + [state["trick"]["plays"]]
         found = [(i, s) for i, plays in enumerate(tricks) for s, c in plays if c == other]
         if not found or side_of(n, found[0][1]) != side_of(n, seat):
-            return IllegalMove("bella_not_available", f"Your side has not played the {card_name(other)}.")
+            return Refusal("bella_not_available", f"Your side has not played the {card_name(other)}.")
         index, now = found[0][0], len(tricks) - 1
         if state["options"]["bella_timing"] == "consecutive" and not (index == now - 1 or (n == 4 and index == now)):
-            return IllegalMove("bella_not_consecutive", f"The {card_name(other)} was not played in the trick before.")
+            return Refusal("bella_not_consecutive", f"The {card_name(other)} was not played in the trick before.")
         return None
 
     def play(self, state: State, move: Move, events: list[Event]) -> None:
-        """A card to the trick (TrickPlay); with Bella it is checked after the card's duties (ruling R23).
-        The deal's opening lead opens the declarations."""
+        """A card to the trick (TrickPlay), Bella with it if declared. The deal's opening lead opens the
+        declarations."""
         seat = move["seat"]
         if move.get("bella"):
-            self.tricks.check(state, move)
-            refusal = self.bella_refusal(state, seat, move["card"])
-            if refusal is not None:
-                raise refusal
             state["bella"] = side_of(state["players"], seat)
             events.append({"type": "bella", "seat": seat, "card": move["card"]})
         opening = not state["tricks"] and not state["trick"]["plays"]

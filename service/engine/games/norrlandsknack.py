@@ -33,12 +33,11 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal, require_in_hand
-from ..cards import STANDARD_PACK, Card, card_name
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, STANDARD_PACK, card_name
 from ..checks import is_int, need, need_list
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..errors import IllegalMove
-from ..flow import Phase, Step, one_seat
+from ..flow import Choices, Judged, Phase, Refusal, Step, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
@@ -52,6 +51,7 @@ TABLES = MappingProxyType({
     "follow_only": TrickTable(TrickRules()),
 })
 PLAYING = ("knock", "join", "lurk")
+DECLARATIONS = ("knock", "lurk", "join", "pass")  # two of them are open in a round (``declare_verbs``)
 MAX_INT = 2**53 - 1
 
 
@@ -117,11 +117,11 @@ class Norrlandsknack(Game):
                                 first_leader=lambda state: self.active(state)[0], next_seat=in_deal.next_seat,
                                 size=in_deal.size,
                                 deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.end_deal)
-        declare = Step(one_seat(self.declarer), self.declare, "declare")
-        return {"declare": Phase("declare", {v: declare for v in ("knock", "lurk", "join", "pass")},
-                                 self.declare_legal, self.declarer, self.declare_guard),
-                "buy": Phase("buy", {"buy": Step(one_seat(self.buyer), self.buy, "buy")}, self.buy_legal, self.buyer),
-                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn)}
+        declare = Step(one_seat(self.declarer), Choices(verbs(*DECLARATIONS)), self.declare, "declare")
+        buy = Step(one_seat(self.buyer), Judged(self.holding, self.buy_choices, self.buy_refusal), self.buy, "buy")
+        return {"declare": Phase("declare", {v: declare for v in DECLARATIONS}, self.declarer, self.declare_guard),
+                "buy": Phase("buy", {"buy": buy}, self.buyer),
+                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
@@ -190,20 +190,16 @@ class Norrlandsknack(Game):
             return ("knock", "lurk")
         return ("knock", "pass") if self.knocker(state) is None else ("join", "pass")
 
-    def declare_legal(self, state: State) -> list[Move]:
-        seat = self.declarer(state)
-        return [{"seat": seat, "action": v} for v in self.declare_verbs(state)]
-
-    def declare_guard(self, state: State, seat: int, action: str) -> None:
+    def declare_guard(self, state: State, seat: int, action: str) -> Refusal | None:
         """A declaration this round does not have now is wrong_phase, before the turn (4.5)."""
         if action in self.declare_verbs(state):
-            return
+            return None
         if action == "lurk":
-            raise IllegalMove("wrong_phase", "You may lurk only in the first deal: now knock, join or pass.")
+            return Refusal("wrong_phase", "You may lurk only in the first deal: now knock, join or pass.")
         if state["deal_no"] == 1:
-            raise IllegalMove("wrong_phase", "In the first deal you knock or lurk.")
-        raise IllegalMove("wrong_phase", "Nobody has knocked yet: you may knock or pass." if action == "join"
-                          else "Someone has already knocked: you may join or pass.")
+            return Refusal("wrong_phase", "In the first deal you knock or lurk.")
+        return Refusal("wrong_phase", "Nobody has knocked yet: you may knock or pass." if action == "join"
+                       else "Someone has already knocked: you may join or pass.")
 
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
         seat, action = move["seat"], move["action"]
@@ -231,27 +227,37 @@ class Norrlandsknack(Game):
         events.append({"type": "buying", "active": sorted(self.active(state)), "knocker": self.knocker(state)})
 
     # ----- buying ------------------------------------------------------------------------
-    def buy_legal(self, state: State) -> list[Move]:
-        seat = self.buyer(state)
+    def holding(self, state: State, seat: int) -> frozenset[Card]:
+        return frozenset(state["hands"][seat])
+
+    def buy_choices(self, state: State, seat: int, held: frozenset[Card]) -> list[Move]:
+        """Every set of cards of the hand, fewest first."""
         hand = state["hands"][seat]
-        low = 1 if seat == state["dealer"] else 0
         return [{"seat": seat, "action": "buy", "cards": list(c)}
-                for k in range(low, len(hand) + 1) for c in combinations(hand, k)]
+                for k in range(len(hand) + 1) for c in combinations(hand, k)]
+
+    def buy_refusal(self, state: State, move: Move, held: frozenset[Card]) -> Refusal | None:
+        """Distinct cards of the hand (``held``): at least one for the dealer (six cards), at most five for the
+        others."""
+        seat, cards = move["seat"], move["cards"]
+        if not held.issuperset(cards):
+            missing = next(c for c in cards if c not in held)
+            return Refusal("card_not_in_hand", f"You do not hold the {card_name(missing)}.", {"card": missing})
+        if len(set(cards)) < len(cards):
+            twice = next(c for c in cards if cards.count(c) > 1)
+            return Refusal("card_not_in_hand", f"You listed the {card_name(twice)} twice; you hold it once.",
+                           {"card": twice})
+        dealer = seat == state["dealer"]
+        if dealer and not cards:
+            return Refusal("bad_buy_count", "As dealer you hold six cards: discard at least one.")
+        if not dealer and len(cards) > HAND:
+            return Refusal("bad_buy_count", f"You may discard at most {HAND} cards.")
+        return None
 
     def buy(self, state: State, move: Move, events: list[Event]) -> None:
         seat, cards = move["seat"], move["cards"]
         hand = state["hands"][seat]
-        for c in cards:
-            require_in_hand(hand, c)
-        twice = next((c for c in cards if cards.count(c) > 1), None)
-        if twice is not None:
-            raise IllegalMove("card_not_in_hand", f"You listed the {card_name(twice)} twice; you hold it once.",
-                              card=twice)
         dealer = seat == state["dealer"]
-        if dealer and not cards:
-            raise IllegalMove("bad_buy_count", "As dealer you hold six cards: discard at least one.")
-        if not dealer and len(cards) > HAND:
-            raise IllegalMove("bad_buy_count", f"You may discard at most {HAND} cards.")
         drawn = len(cards) - (1 if dealer else 0)
         state["hands"][seat] = [c for c in hand if c not in cards] + state["rest"][:drawn]
         state["rest"] = state["rest"][drawn:]

@@ -18,12 +18,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, clone, need_hand_sizes, need_pack_deal
-from ..cards import SUITS, Card, card_name
+from ..base import Deal, Event, Game, OVER, State, clone, need_hand_sizes, need_pack_deal
+from ..cards import Card, SUITS, card_name
 from ..checks import is_int, need, need_dict, need_exact_keys, need_list
 from ..end_of_deal import News, close_match, dealer_in_turn, end_deal
-from ..errors import IllegalMove, InvalidDeal
-from ..flow import Phase, Step, anyone, one_seat
+from ..errors import InvalidDeal
+from ..flow import Choices, Phase, Refusal, Step, anyone, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..seats import order_from
@@ -40,6 +40,8 @@ PENALTIES = MappingProxyType({"1_stroke": ("strokes", 1), "2_strokes": ("strokes
 OUTCOMES = (*AWARDS, "failed_all_nine")
 RECORD_KEYS = ("deal", "dealer", "chosen", "tricks", "outcome", "side", "award")
 SUIT_LETTERS = frozenset(SUITS)
+NOT_BARE = Refusal("not_bare", "Only a hand with no sticker, beater or lamb may take the stock.")
+NOT_TWO_SUITS = Refusal("invalid_parameters", "'suits' must be two different suits from C, D, H, S.")
 
 
 def two_suits(value: Any) -> bool:
@@ -136,22 +138,28 @@ class Styrivolt(Game):
     def build_phases(self) -> dict[str, Any]:
         self.tricks = TrickPlay(table=self.table, first_leader=self.forehand, deal_over=lambda s: bool(self.verdict(s)),
                                 end_deal=self.end_of_play)
-        between = {"next_deal": Step(anyone, self.next_deal_move, "continue or end the session"),
-                   "end_session": Step(anyone, self.end_session, "continue or end the session")}
+        between = {"end_session": Step(anyone, Choices(verbs("end_session")), self.end_session,
+                                       "continue or end the session"),
+                   "next_deal": Step(anyone, Choices(verbs("next_deal")), self.next_deal_move,
+                                     "continue or end the session")}
+        asked, winner = one_seat(self.asked_seat), one_seat(self.last_winner)
+        take = Choices(verbs("take_stock"), seat_refusal=self.stock_refusal)
         return {
             "choose_suits": Phase("choose_suits", {"choose_suits": Step(
-                one_seat(self.forehand), self.choose_suits, "choose the suits")}, self.suit_moves, self.forehand),
-            "stock": Phase("stock", {"take_stock": Step(one_seat(self.asked_seat), self.take_stock, "take or pass"),
-                                     "pass_stock": Step(one_seat(self.asked_seat), self.pass_stock, "take or pass")},
-                           self.stock_moves, self.asked_seat),
-            "stock_discard": Phase("stock_discard", {"discard": Step(one_seat(self.taker), self.discard, "discard")},
-                                   self.discard_moves, self.taker),
-            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
+                one_seat(self.forehand), Choices(self.suit_choices, self.suits_refusal), self.choose_suits,
+                "choose the suits")}, self.forehand),
+            "stock": Phase("stock", {"take_stock": Step(asked, take, self.take_stock, "take or pass"),
+                                     "pass_stock": Step(asked, Choices(verbs("pass_stock")), self.pass_stock,
+                                                        "take or pass")}, self.asked_seat),
+            "stock_discard": Phase("stock_discard", {"discard": Step(
+                one_seat(self.taker), Choices(self.discard_choices, self.discard_refusal), self.discard, "discard")},
+                self.taker),
+            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn),
             "vol_decision": Phase("vol_decision", {
-                "stop": Step(one_seat(self.last_winner), self.stop, "stop or continue"),
-                "continue": Step(one_seat(self.last_winner), self.play_on, "stop or continue")},
-                self.vol_moves, self.last_winner),
-            "between_deals": Phase("between_deals", between, self.between_moves),
+                "stop": Step(winner, Choices(verbs("stop")), self.stop, "stop or continue"),
+                "continue": Step(winner, Choices(verbs("continue")), self.play_on, "stop or continue")},
+                self.last_winner),
+            "between_deals": Phase("between_deals", between, by_seat=True),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -225,11 +233,15 @@ class Styrivolt(Game):
     def forehand(self, state: State) -> int:
         return (int(state["dealer"]) + 1) % 4
 
+    def stock_refusal(self, state: State, seat: int) -> Refusal | None:
+        """Only a bare hand may take the stock, unless a take by another is penalized instead (R8)."""
+        if state["options"]["illegal_stock_take"] == "reject" and not is_bare(state["hands"][seat], state["chosen"]):
+            return NOT_BARE
+        return None
+
     def asking_order(self, state: State) -> list[int]:
-        """The seats asked about the stock, from forehand: the bare ones, or everyone under "penalize"."""
-        everyone = state["options"]["illegal_stock_take"] == "penalize"
-        return [s for s in order_from(self.forehand(state), 4) if everyone or is_bare(state["hands"][s],
-                                                                                        state["chosen"])]
+        """The seats asked about the stock, from forehand: those that may take it."""
+        return [s for s in order_from(self.forehand(state), 4) if self.stock_refusal(state, s) is None]
 
     def asked_seat(self, state: State) -> int | None:
         order = self.asking_order(state)
@@ -242,34 +254,15 @@ class Styrivolt(Game):
         """The winner of the last trick: after the vol, the seat that speaks for the pair (R9)."""
         return int(state["tricks"][-1]["winner"])
 
-    # ----- legal moves ----------------------------------------------------------------------
-    def suit_moves(self, state: State) -> list[Move]:
-        seat = self.forehand(state)
-        return [{"seat": seat, "action": "choose_suits", "suits": [a, b]} for a in SUITS for b in SUITS if a != b]
-
-    def stock_moves(self, state: State) -> list[Move]:
-        seat = self.asked_seat(state)
-        return [{"seat": seat, "action": "take_stock"}, {"seat": seat, "action": "pass_stock"}]
-
-    def discard_moves(self, state: State) -> list[Move]:
-        """One entry: the stock's twelve cards as its concrete value, and the range (any 12 of the 21)."""
-        seat = state["taker"]
-        hand = state["hands"][seat]
-        return [{"seat": seat, "action": "discard", "cards": hand[HAND:],
-                 "ranges": {"cards": {"choose": STOCK, "from": list(hand)}}}]
-
-    def vol_moves(self, state: State) -> list[Move]:
-        seat = self.last_winner(state)
-        return [{"seat": seat, "action": "stop"}, {"seat": seat, "action": "continue"}]
-
-    def between_moves(self, state: State) -> list[Move]:
-        return [{"seat": s, "action": a} for s in range(4) for a in ("end_session", "next_deal")]
-
     # ----- the chosen suits and the stock -------------------------------------------------
+    def suit_choices(self, state: State, seat: int) -> list[Move]:
+        return [{"seat": seat, "action": "choose_suits", "suits": [a, b]} for a in SUITS for b in SUITS]
+
+    def suits_refusal(self, state: State, move: Move) -> Refusal | None:
+        return None if two_suits(move["suits"]) else NOT_TWO_SUITS
+
     def choose_suits(self, state: State, move: Move, events: list[Event]) -> None:
         suits = move["suits"]
-        if not two_suits(suits):
-            raise IllegalMove("invalid_parameters", "'suits' must be two different suits from C, D, H, S.")
         state["chosen"] = list(suits)
         events.append({"type": "choose_suits", "seat": move["seat"], "suits": list(suits)})
         self.open_stock(state)
@@ -282,8 +275,6 @@ class Styrivolt(Game):
         seat = move["seat"]
         hand = state["hands"][seat]
         bare = is_bare(hand, state["chosen"])
-        if not bare and state["options"]["illegal_stock_take"] == "reject":
-            raise IllegalMove("not_bare", "Only a hand with no sticker, beater or lamb may take the stock.")
         events.append({"type": "take_stock", "seat": seat, "legal": bare})
         if not bare:  # penalized: the deal ends at once (4.2)
             self.settle(state, "illegal_stock_take", 1 - side_of(seat), events)
@@ -297,14 +288,24 @@ class Styrivolt(Game):
         if state["asked"] == len(self.asking_order(state)):
             state["phase"] = "play"
 
-    def discard(self, state: State, move: Move, events: list[Event]) -> None:
+    def discard_choices(self, state: State, seat: int) -> list[Move]:
+        """One entry: the stock's twelve cards as its concrete value, and the range (any 12 of the 21)."""
+        hand = state["hands"][seat]
+        return [{"seat": seat, "action": "discard", "cards": hand[HAND:],
+                 "ranges": {"cards": {"choose": STOCK, "from": list(hand)}}}]
+
+    def discard_refusal(self, state: State, move: Move) -> Refusal | None:
         """Twelve distinct cards (a repeat counts as a wrong count, R18), each in the hand."""
         cards, hand = move["cards"], state["hands"][move["seat"]]
         if len(cards) != STOCK or len(set(cards)) != STOCK:
-            raise IllegalMove("wrong_discard_count", f"Discard exactly {STOCK} different cards.")
+            return Refusal("wrong_discard_count", f"Discard exactly {STOCK} different cards.")
         for card in cards:
             if card not in hand:
-                raise IllegalMove("card_not_in_hand", f"You do not hold the {card_name(card)}.", card=card)
+                return Refusal("card_not_in_hand", f"You do not hold the {card_name(card)}.", {"card": card})
+        return None
+
+    def discard(self, state: State, move: Move, events: list[Event]) -> None:
+        cards, hand = move["cards"], state["hands"][move["seat"]]
         kept = set(cards)
         state["hands"][move["seat"]] = [c for c in hand if c not in kept]
         state.update(discards=list(cards), phase="play")

@@ -28,11 +28,10 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import STANDARD_PACK, Card
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, STANDARD_PACK
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..errors import IllegalMove
-from ..flow import Phase, Step, one_seat
+from ..flow import Choices, Phase, Refusal, Step, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import SAFE_MAX, check_chip_totals, pay_by_tricks, split_evenly, within_limit
@@ -50,7 +49,6 @@ FOLLOW = MappingProxyType({undertrump: TrickTable(TrickRules(head=True, must_tru
 IN_DEAL = InDeal(lambda state, seat: state["declared"][seat] in ACTIVE)
 LEADS = LeadDuties(turn_up=lambda state: state["turn_up"], hands_in_play=IN_DEAL.size,
                    highest_always=lambda state: state["options"]["lead_highest_trump"] == "always")
-Refusal = tuple[str, str]  # why a declaration is not allowed: the IllegalMove reason and message
 
 
 def _declare_action(verb: str, doc: str) -> Action:
@@ -105,10 +103,10 @@ class ThreeCardLoo(Game):
             first_leader=lambda state: IN_DEAL.next_seat(state, state["dealer"]),
             deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.finish_deal,
             next_seat=IN_DEAL.next_seat, size=IN_DEAL.size, lead_duties=LEADS, explain_lead=LEADS.explain)
-        declare = Step(one_seat(declarer), self.declare, "declare")
-        return {"declare": Phase("declare", {verb: declare for verb in DECLARATIONS}, self.legal_declarations,
-                                 declarer),
-                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn)}
+        declare = Step(one_seat(declarer), Choices(verbs(*DECLARATIONS), self.declare_refusal), self.declare,
+                       "declare")
+        return {"declare": Phase("declare", {verb: declare for verb in DECLARATIONS}, declarer),
+                "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn)}
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
         return STANDARD_PACK
@@ -157,24 +155,14 @@ class ThreeCardLoo(Game):
         need_pack_deal(deal, STANDARD_PACK)
 
     # ----- declarations -------------------------------------------------------------------
-    def legal_declarations(self, state: State) -> list[Move]:
-        seat = declarer(state)
-        if seat is None:
-            return []
-        facts = self.declaring(state, seat)
-        return [{"seat": seat, "action": verb} for verb in DECLARATIONS if refusal(*facts, verb) is None]
-
-    def declaring(self, state: State, seat: int) -> tuple[Options, bool, bool, bool]:
-        """The facts a declaration by ``seat`` depends on: the arguments of ``refusal`` but the verb."""
+    def declare_refusal(self, state: State, move: Move) -> Refusal | None:
+        """Why ``move``'s declaration is refused (``declaration_refusal`` on the facts of the deal), or None."""
         opts = state["options"]
-        return (opts, state["pot"] == opts["ante"], *situation(state["players"], state["dealer"], state["declared"],
-                                                               seat))
+        miss_taken, facing_one = situation(state["players"], state["dealer"], state["declared"], move["seat"])
+        return declaration_refusal(opts, state["pot"] == opts["ante"], miss_taken, facing_one, move["action"])
 
     def declare(self, state: State, move: Move, events: list[Event]) -> None:
         seat, verb = move["seat"], move["action"]
-        refused = refusal(*self.declaring(state, seat), verb)
-        if refused is not None:
-            raise IllegalMove(*refused)
         n, dealer, declared = state["players"], state["dealer"], state["declared"]
         declared[seat] = verb
         if verb != "stand":
@@ -302,7 +290,8 @@ def situation(n: int, dealer: int, declared: list[Any], seat: int) -> tuple[bool
     return miss_taken, len(players) == 1 and declared[players[0]] == "stand"
 
 
-def refusal(opts: Options, single: bool, miss_taken: bool, facing_one: bool, verb: str) -> Refusal | None:
+def declaration_refusal(opts: Options, single: bool, miss_taken: bool, facing_one: bool,
+                        verb: str) -> Refusal | None:
     """Why a declaration is refused, checked in the spec's order (§4.3); None if it is allowed. (Compulsory
     deals have no declarations: they begin in the play.)
 
@@ -310,14 +299,16 @@ def refusal(opts: Options, single: bool, miss_taken: bool, facing_one: bool, ver
     player stood without taking Miss (so Miss is still there).
     """
     if verb == "take_miss" and miss_taken:
-        return ("miss_not_available", "Miss has already been taken.")
+        return Refusal("miss_not_available", "Miss has already been taken.")
     if verb == "pass":
         if opts["no_pass_on_single"] and single:
-            return ("pass_not_allowed", "Nobody may pass in this deal: the pot is a single.")
+            return Refusal("pass_not_allowed", "Nobody may pass in this deal: the pot is a single.")
         if facing_one:
-            return ("pass_not_allowed", "You may not pass against a single player: stand, take Miss or defend Miss.")
+            return Refusal("pass_not_allowed",
+                           "You may not pass against a single player: stand, take Miss or defend Miss.")
     if verb == "defend" and not facing_one:
-        return ("defend_not_allowed", "Only the dealer, when a single player stands without Miss, may defend Miss.")
+        return Refusal("defend_not_allowed",
+                       "Only the dealer, when a single player stands without Miss, may defend Miss.")
     return None
 
 

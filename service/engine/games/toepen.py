@@ -24,12 +24,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_pack_deal
-from ..cards import PIQUET_PACK, Card
+from ..base import Deal, Event, Game, OVER, State, need_pack_deal
+from ..cards import Card, PIQUET_PACK
 from ..checks import is_int, need, need_list
 from ..end_of_deal import end_deal
-from ..errors import IllegalMove, InvalidDeal, InvalidOptions
-from ..flow import Phase, Poll, Step, anyone, one_seat
+from ..errors import InvalidDeal, InvalidOptions
+from ..flow import Choices, Phase, Poll, Refusal, Step, anyone, each, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
@@ -72,6 +72,8 @@ due_to_answer = STAY_OR_FOLD.due
 ANSWERS = MappingProxyType({"exchange": ("challenge", "no_challenge"), "poverty": ("stay", "fold"),
                             "play": ("stay", "fold")})
 POLL_VERBS = frozenset(("challenge", "no_challenge", "stay", "fold"))
+ELIMINATED = Refusal("not_active", "You have been eliminated from the match.")
+FOLDED = Refusal("not_active", "You have folded: you take no further part in this deal.")
 
 
 def parse_max_exchanges(raw: Any, n: int) -> int | None:
@@ -163,19 +165,22 @@ class Toepen(Game):
                                 next_seat=STILL_IN.next_seat, leader=self.leader, size=self.trick_size,
                                 winner=lambda state, plays: trick_winner(list(plays), set(self.actives(state))))
         exchanger = one_seat(lambda state: state["exchanger"])
-        answer = Step(one_seat(due_to_answer), self.answer, "answer")
-        challenge = Step(one_seat(due_to_answer), self.challenge, "answer")
+        answer = Step(one_seat(due_to_answer), Choices(verbs("stay", "fold")), self.answer, "answer")
+        challenge = Step(one_seat(due_to_answer), Choices(verbs("challenge", "no_challenge")), self.challenge, "answer")
+        exchange = Choices(verbs("exchange"), seat_refusal=self.exchange_refusal)
+        knock = Choices(verbs("knock"), seat_refusal=self.knock_refusal)
         on_turn = self.tricks.on_turn
         return {
-            "exchange": Phase("exchange", {"exchange": Step(exchanger, self.exchange, "exchange or keep"),
-                                           "keep": Step(exchanger, self.keep, "exchange or keep"),
+            "exchange": Phase("exchange", {"exchange": Step(exchanger, exchange, self.exchange, "exchange or keep"),
+                                           "keep": Step(exchanger, Choices(verbs("keep")), self.keep,
+                                                        "exchange or keep"),
                                            "challenge": challenge, "no_challenge": challenge},
-                              self.exchange_legal, lambda state: state["exchanger"], self.guard),
-            "warnings": Phase("warnings", {"warn": Step(one_seat(self.warner), self.warn, "warn")},
-                              self.warnings_legal, self.warner, self.guard),
-            "poverty": Phase("poverty", {"stay": answer, "fold": answer}, self.poll_legal, on_turn, self.guard),
-            "play": Phase("play", {"play": self.tricks.step(), "knock": Step(anyone, self.knock, "knock"),
-                                   "stay": answer, "fold": answer}, self.play_legal, on_turn, self.guard),
+                              lambda state: state["exchanger"], self.guard),
+            "warnings": Phase("warnings", {"warn": Step(one_seat(self.warner), Choices(each(
+                "warn", "signal", lambda state, seat: SIGNALS)), self.warn, "warn")}, self.warner, self.guard),
+            "poverty": Phase("poverty", {"stay": answer, "fold": answer}, on_turn, self.guard),
+            "play": Phase("play", {"play": self.tricks.step(), "knock": Step(anyone, knock, self.knock, "knock"),
+                                   "stay": answer, "fold": answer}, on_turn, self.guard),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -261,48 +266,30 @@ class Toepen(Game):
         need_pack_deal(deal, PIQUET_PACK)
 
     # ----- who may do what now (4) --------------------------------------------------------
-    def guard(self, state: State, seat: int, action: str) -> None:
+    def guard(self, state: State, seat: int, action: str) -> Refusal | None:
         """The spec's own reasons before the shared ones: not_active, then poll_pending (4)."""
         if state["eliminated"][seat] is not None:
-            raise IllegalMove("not_active", "You have been eliminated from the match.")
+            return ELIMINATED
         if state["folded"][seat] is not None:
-            raise IllegalMove("not_active", "You have folded: you take no further part in this deal.")
+            return FOLDED
         poll = state["poll"]
         if poll is not None:
-            due = due_to_answer(state)
-            if seat != due or action not in ANSWERS[state["phase"]]:
+            if action not in ANSWERS[state["phase"]] or seat != due_to_answer(state):
                 what = "the challenge" if state["phase"] == "exchange" else "whether to stay or fold"
-                raise IllegalMove("poll_pending", f"Wait: seat {due} must first answer {what}.", seat=seat)
+                return Refusal("poll_pending", lambda: f"Wait: seat {due_to_answer(state)} must first answer {what}.",
+                               {"seat": seat})
         elif action in POLL_VERBS:
-            raise IllegalMove("wrong_phase", f"'{action}' answers a poll, and nobody is being polled now.")
-
-    def poll_legal(self, state: State) -> list[Move]:
-        seat = due_to_answer(state)
-        return [{"seat": seat, "action": a} for a in ANSWERS[state["phase"]]]
-
-    def exchange_legal(self, state: State) -> list[Move]:
-        if state["poll"] is not None:
-            return self.poll_legal(state)
-        seat = state["exchanger"]
-        return [{"seat": seat, "action": "exchange"}, {"seat": seat, "action": "keep"}]
-
-    def warnings_legal(self, state: State) -> list[Move]:
-        seat = self.warner(state)
-        return [{"seat": seat, "action": "warn", "signal": sig} for sig in SIGNALS]
-
-    def play_legal(self, state: State) -> list[Move]:
-        if state["poll"] is not None:
-            return self.poll_legal(state)
-        knockers = [s for s in self.actives(state) if self.knock_refusal(state, s) is None]
-        return self.tricks.moves(state) + [{"seat": s, "action": "knock"} for s in knockers]
+            return Refusal("wrong_phase", f"'{action}' answers a poll, and nobody is being polled now.")
+        return None
 
     # ----- exchanges (4.1) --------------------------------------------------------------
-    def exchange_refusal(self, state: State, seat: int) -> IllegalMove | None:
+    def exchange_refusal(self, state: State, seat: int) -> Refusal | None:
+        """Why ``seat`` may not exchange now (the exchange turn also skips such a seat), or None."""
         if len(state["rest"]) < HAND:
-            return IllegalMove("exchange_not_possible", "You cannot exchange: the stock holds fewer than four cards.")
+            return Refusal("exchange_not_possible", "You cannot exchange: the stock holds fewer than four cards.")
         most = state["options"]["max_exchanges"]
         if most is not None and sum(1 for e in state["exchanges"] if e["seat"] == seat) >= most:
-            return IllegalMove("exchange_not_possible", "You have already made every exchange allowed this deal.")
+            return Refusal("exchange_not_possible", "You have already made every exchange allowed this deal.")
         return None
 
     def exchange_from(self, state: State, index: int, events: list[Event]) -> None:
@@ -319,9 +306,6 @@ class Toepen(Game):
 
     def exchange(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        refusal = self.exchange_refusal(state, seat)
-        if refusal is not None:
-            raise refusal
         state["exchanges"].append({"seat": seat, "cards": state["hands"][seat], "challenger": None})
         state["hands"][seat], state["rest"] = state["rest"][:HAND], state["rest"][HAND:]
         CHALLENGE.open(state, seat)
@@ -367,22 +351,19 @@ class Toepen(Game):
         events.append({"type": "poverty", "seat": q, "stake": state["stake"]})
 
     # ----- knocking (4.5) ---------------------------------------------------------------
-    def knock_refusal(self, state: State, seat: int) -> IllegalMove | None:
+    def knock_refusal(self, state: State, seat: int) -> Refusal | None:
         """Why ``seat`` (still in, no poll pending) may not knock now, or None."""
         if state["last_knocker"] == seat:
-            return IllegalMove("knock_twice_in_succession",
-                               "You made the last knock: someone else must knock before you may knock again.")
+            return Refusal("knock_twice_in_succession",
+                           "You made the last knock: someone else must knock before you may knock again.")
         raised, score, target = state["stake"] + 1, state["scores"][seat], state["options"]["target"]
         if score + raised > target:
-            return IllegalMove("knock_over_limit", f"You may not knock: with {score} penalty points, losing at "
-                               f"stake {raised} would take you above {target}.")
+            return Refusal("knock_over_limit", f"You may not knock: with {score} penalty points, losing at "
+                           f"stake {raised} would take you above {target}.")
         return None
 
     def knock(self, state: State, move: Move, events: list[Event]) -> None:
         seat = move["seat"]
-        refusal = self.knock_refusal(state, seat)
-        if refusal is not None:
-            raise refusal
         state["stake"] += 1
         state["last_knocker"] = seat
         STAY_OR_FOLD.open(state, seat)

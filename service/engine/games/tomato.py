@@ -31,11 +31,11 @@ from collections import Counter
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
-from ..cards import SPANISH_PACK, Card
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
+from ..cards import Card, SPANISH_PACK
 from ..checks import is_int, need, need_int, need_list
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..flow import Phase, Step, one_seat
+from ..flow import Choices, Phase, Step, each, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import SAFE_MAX, pay_by_tricks, split_evenly
@@ -134,21 +134,18 @@ class Tomato(Game):
                                 first_leader=self.first_leader, next_seat=IN_DEAL.next_seat, size=IN_DEAL.size,
                                 deal_over=lambda state: len(state["tricks"]) == HAND, end_deal=self.played_out)
         taker, declarer, offered = one_seat(self.taker), one_seat(self.declarer), one_seat(self.offered)
+        blind = Choices(each("take", "discard_index", lambda state, seat: range(HAND)))  # any card, unseen
         return {
-            "take": Phase("take", {"take": Step(taker, self.take, "take or pass"),
-                                   "pass": Step(taker, self.pass_blind, "take or pass")},
-                          lambda state: [*({"seat": self.taker(state), "action": "take", "discard_index": i}
-                                           for i in range(HAND)), {"seat": self.taker(state), "action": "pass"}],
+            "take": Phase("take", {"take": Step(taker, blind, self.take, "take or pass"),
+                                   "pass": Step(taker, Choices(verbs("pass")), self.pass_blind, "take or pass")},
                           self.taker),
-            "declare": Phase("declare", {"stand": Step(declarer, self.declare, "declare"),
-                                         "pass": Step(declarer, self.declare, "declare")},
-                             lambda state: [{"seat": self.declarer(state), "action": a} for a in ("stand", "pass")],
+            "declare": Phase("declare", {"stand": Step(declarer, Choices(verbs("stand")), self.declare, "declare"),
+                                         "pass": Step(declarer, Choices(verbs("pass")), self.declare, "declare")},
                              self.declarer),
-            "defend": Phase("defend", {"defend": Step(offered, self.defend, "defend or decline"),
-                                       "decline": Step(offered, self.decline, "defend or decline")},
-                            lambda state: [{"seat": self.offered(state), "action": a} for a in ("defend", "decline")],
-                            self.offered),
-            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
+            "defend": Phase("defend", {
+                "defend": Step(offered, Choices(verbs("defend")), self.defend, "defend or decline"),
+                "decline": Step(offered, Choices(verbs("decline")), self.decline, "defend or decline")}, self.offered),
+            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:

@@ -33,12 +33,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from ..base import OVER, Deal, Event, Game, State, need_hand_sizes, need_pack_deal
+from ..base import Deal, Event, Game, OVER, State, need_hand_sizes, need_pack_deal
 from ..cards import Card, make_pack
 from ..checks import is_int, need, need_int, need_list
 from ..end_of_deal import News, dealer_in_turn, end_deal
-from ..errors import IllegalMove, InvalidDeal, InvalidOptions
-from ..flow import Phase, Step, one_seat
+from ..errors import InvalidDeal, InvalidOptions
+from ..flow import Choices, Phase, Refusal, Step, one_seat, verbs
 from ..moves import Action, Move, Param
 from ..options import Option, Options
 from ..pots import split_evenly
@@ -115,17 +115,17 @@ def settle(chips: list[int], pot: int, outcome: str, shooter: int | None, amount
     return pot + amount
 
 
-def bid_refusal(amount: int, high: int, pot: int, only_fractions: bool) -> IllegalMove | None:
+def amount_refusal(amount: int, high: int, pot: int, only_fractions: bool) -> Refusal | None:
     """Why ``amount`` may not be bid now (§4.5 order), or None: the one rule behind the bid entries and the
     bid's refusal."""
     if amount < 1 or amount <= high:
         floor = f"more than {high}" if high else "at least 1"
-        return IllegalMove("bid_too_low", f"Your bid must be {floor}.", amount=amount)
+        return Refusal("bid_too_low", f"Your bid must be {floor}.", {"amount": amount})
     if amount > pot:
-        return IllegalMove("bid_too_high", f"You cannot play for more than the pot ({pot}).", amount=amount)
+        return Refusal("bid_too_high", f"You cannot play for more than the pot ({pot}).", {"amount": amount})
     if only_fractions and amount not in fractions(pot):
         allowed = ", ".join(str(x) for x in fractions(pot))
-        return IllegalMove("bid_not_a_fraction", f"Bid a third, a half or the whole pot: {allowed}.", amount=amount)
+        return Refusal("bid_not_a_fraction", f"Bid a third, a half or the whole pot: {allowed}.", {"amount": amount})
     return None
 
 
@@ -194,15 +194,19 @@ class Zwikken(Game):
         self.tricks = TrickPlay(table=self.table, trump=lambda state: state["turn_up"][1], first_leader=self.eldest,
                                 deal_over=lambda state: len(state["tricks"]) == TRICKS, end_deal=self.tricks_done)
         speak, choose = one_seat(self.bidder), one_seat(self.chooser)
-        ten = Step(one_seat(self.ten_holder), self.ten, "decide on the trump Ten")
+        ten = Step(one_seat(self.ten_holder), Choices(verbs("exchange_ten", "keep_ten")), self.ten,
+                   "decide on the trump Ten")
         return {
-            "bid": Phase("bid", {"bid": Step(speak, self.bid, "bid", self.all_spoken),
-                                 "pass": Step(speak, self.pass_, "bid", self.all_spoken),
-                                 "turn_again": Step(choose, self.turn_again, "choose", self.still_bidding),
-                                 "annul": Step(choose, self.annul, "choose", self.still_bidding)},
-                         self.bid_legal, self.bid_turn),
-            "ten": Phase("ten", {"exchange_ten": ten, "keep_ten": ten}, self.ten_legal, self.ten_holder),
-            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.moves, self.tricks.on_turn),
+            "bid": Phase("bid", {"pass": Step(speak, Choices(verbs("pass")), self.pass_, "bid", self.all_spoken),
+                                 "bid": Step(speak, Choices(self.bid_choices, self.bid_refusal), self.bid, "bid",
+                                             self.all_spoken),
+                                 "turn_again": Step(choose, Choices(verbs("turn_again")), self.turn_again, "choose",
+                                                    self.still_bidding),
+                                 "annul": Step(choose, Choices(verbs("annul")), self.annul, "choose",
+                                               self.still_bidding)},
+                         self.bid_turn),
+            "ten": Phase("ten", {"exchange_ten": ten, "keep_ten": ten}, self.ten_holder),
+            "play": Phase("play", {"play": self.tricks.step()}, self.tricks.on_turn),
         }
 
     def pack(self, n: int, options: Options) -> tuple[Card, ...]:
@@ -282,36 +286,22 @@ class Zwikken(Game):
     def table(self, state: State) -> TrickTable:
         return TABLES[state["options"]["undertrump"]]
 
-    # ----- legal moves ------------------------------------------------------------------
-    def bid_legal(self, state: State) -> list[Move]:
-        seat = self.bidder(state)
-        if seat is None:
-            return [{"seat": state["dealer"], "action": "turn_again"}, {"seat": state["dealer"], "action": "annul"}]
-        return [{"seat": seat, "action": "pass"}, *self.bid_moves(state, seat)]
-
-    def bid_moves(self, state: State, seat: int) -> list[Move]:
-        """Under "any": one entry, the lowest bid, with the range of bids beside it (docs/events.md); under
-        "fractions": one entry per allowed amount."""
-        high, pot = self.high_bid(state), state["pot"]
-        only_fractions = state["options"]["bid_amounts"] == "fractions"
-        if only_fractions:
-            return [{"seat": seat, "action": "bid", "amount": x} for x in fractions(pot)
-                    if bid_refusal(x, high, pot, True) is None]
-        low = high + 1
-        if bid_refusal(low, high, pot, False) is not None:
-            return []
+    # ----- bidding ----------------------------------------------------------------------
+    def bid_choices(self, state: State, seat: int) -> list[Move]:
+        """Under "any": one entry, the lowest bid above the high one, with the range of bids up to the pot beside
+        it (docs/events.md); under "fractions": one entry per fraction of the pot."""
+        pot = state["pot"]
+        if state["options"]["bid_amounts"] == "fractions":
+            return [{"seat": seat, "action": "bid", "amount": x} for x in fractions(pot)]
+        low = self.high_bid(state) + 1
         return [{"seat": seat, "action": "bid", "amount": low, "ranges": {"amount": {"min": low, "max": pot}}}]
 
-    def ten_legal(self, state: State) -> list[Move]:
-        seat = self.ten_holder(state)
-        return [{"seat": seat, "action": "exchange_ten"}, {"seat": seat, "action": "keep_ten"}]
+    def bid_refusal(self, state: State, move: Move) -> Refusal | None:
+        return amount_refusal(move["amount"], self.high_bid(state), state["pot"],
+                           state["options"]["bid_amounts"] == "fractions")
 
-    # ----- bidding ----------------------------------------------------------------------
     def bid(self, state: State, move: Move, events: list[Event]) -> None:
         amount = move["amount"]
-        refusal = bid_refusal(amount, self.high_bid(state), state["pot"], state["options"]["bid_amounts"] == "fractions")
-        if refusal is not None:
-            raise refusal
         state["bids"].append(amount)
         events.append({"type": "bid", "seat": move["seat"], "amount": amount})
         self.after_speech(state, events)

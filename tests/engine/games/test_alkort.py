@@ -254,7 +254,8 @@ def test_r16_not_eligible_only_for_a_seat_the_referee_is_made_to_ask() -> None:
     with pytest.raises(InvalidState):
         engine.check_state(GAME, forged)
     with pytest.raises(IllegalMove) as exc:
-        G.take_stock(forged, {"seat": 0, "action": "take_stock", "keep": forged["hands"][0][0]}, [])
+        G.phases["stock"].steps["take_stock"].do(forged, {"seat": 0, "action": "take_stock",
+                                                          "keep": forged["hands"][0][0]}, [])
     assert exc.value.reason == "not_eligible"
 
 

@@ -17,7 +17,7 @@ from service import engine
 from service.app import create_app
 from service.config import Config
 from service.engine import IllegalMove, InvalidDeal, InvalidOptions, InvalidState
-from service.engine.jewel_melds import JEWEL_PACK, sort_canonical
+from service.engine.games.jewel_melds import JEWEL_PACK, sort_canonical
 from service.engine.rng import shuffled
 
 from ..playout import expect_illegal, hidden_after

@@ -1,7 +1,7 @@
 """Jewel's declaration check, arrangements, bonuses and settlement (docs/games/jewel.md; spec 5, 6, 9).
 
 Scenario tests are named by the spec's scenario ids (S0-S9; "E55" is the example of 5.5). The property tests compare
-the fast cluster searches of service/engine/jewel_hands.py with a literal transcription of the spec's own search
+the fast cluster searches of service/engine/games/jewel_hands.py with a literal transcription of the spec's own search
 (5.5, 6.1) that tries every partition into triples through ``triple_info``.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine.cards import JOKER, RANKS, SUITS
-from service.engine.jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
+from service.engine.games.jewel_hands import (Arrangement, best_arrangement, declarer_arrangement, full_hand_arrangement,
                                         is_valid_declaration)
-from service.engine.jewel_melds import (ALL_WILD, COMPULSORY, FULL_HAND_PENALTY, INITIAL_PACK_PENALTY, JEWEL_PACK,
+from service.engine.games.jewel_melds import (ALL_WILD, COMPULSORY, FULL_HAND_PENALTY, INITIAL_PACK_PENALTY, JEWEL_PACK,
                                         MARRIAGE_BONUS, MID_PACK_PENALTY, SEQUENCE, SET, SUPER_SEQUENCE, SUPER_SET,
                                         DealRules, SeatResult, best_kept_jewels, canonical_index, card_count,
                                         compulsory_sequences, is_compulsory_sequence, jewel_keep_choices,
@@ -157,7 +157,7 @@ def test_S2_pre_draw_hand_is_complete_without_auxiliary() -> None:
 
 
 def test_S2_valid_declarations_list() -> None:
-    from service.engine.jewel_hands import valid_declarations
+    from service.engine.games.jewel_hands import valid_declarations
     assert valid_declarations(S2_HAND, S2_RULES) == cards("3C 9C 3D 9D AH 2S 3S JK")
 
 
@@ -354,7 +354,7 @@ def test_S0_B_is_complete_but_has_no_auxiliary() -> None:
 
 @pytest.mark.parametrize("drawn, declares", [("JC", True), ("AC", True), ("KH", False), ("4H", False)])
 def test_S0_B_could_declare_only_by_drawing_the_club_jack_or_ace(drawn: str, declares: bool) -> None:
-    from service.engine.jewel_hands import valid_declarations
+    from service.engine.games.jewel_hands import valid_declarations
     valid = valid_declarations(SEED_HANDS["B"] + [drawn], SEED_RULES)
     assert bool(valid) == declares
     if declares:
@@ -504,7 +504,7 @@ def dense_hands(draw: st.DrawFn, size: int) -> tuple[list[str], DealRules]:
 @settings(max_examples=150)
 @given(dense_hands(17))
 def test_valid_declarations_agrees_with_the_check_for_every_discard(case: tuple[list[str], DealRules]) -> None:
-    from service.engine.jewel_hands import valid_declarations
+    from service.engine.games.jewel_hands import valid_declarations
     hand, rules = case
     expected = [d for d in sort_canonical(set(hand)) if is_valid_declaration(without(hand, d), rules)]
     assert valid_declarations(hand, rules) == expected
@@ -571,7 +571,7 @@ def test_settlement_is_zero_sum_antisymmetric_and_matches_the_closed_form(case: 
 
 
 def test_hand_sizes_are_checked() -> None:
-    from service.engine.jewel_hands import valid_declarations
+    from service.engine.games.jewel_hands import valid_declarations
     with pytest.raises(ValueError):
         is_valid_declaration(S2_HAND, S2_RULES)
     with pytest.raises(ValueError):
@@ -598,7 +598,7 @@ def test_adversarial_hands_match_the_literal_search(name: str, rules: DealRules,
     declared = declarer_arrangement(sixteen, rules)
     assert (declared.bonus if declared else None) == ref_declare_bonus(sixteen, rules)
     assert best_arrangement(sixteen, rules).s == ref_best_s(sixteen, rules)
-    from service.engine.jewel_hands import valid_declarations
+    from service.engine.games.jewel_hands import valid_declarations
     assert valid_declarations(list(hand), rules) == [
         d for d in sort_canonical(set(hand)) if is_valid_declaration(without(list(hand), d), rules)]
 

@@ -286,12 +286,12 @@ def test_T6_max_exchanges_skips_the_turn() -> None:
 
 
 def test_exchange_not_possible_reason() -> None:
-    """Turns without a possible exchange are skipped, so the reason only guards the handler."""
+    """Turns without a possible exchange are skipped, so the reason only guards the step's rule."""
     game = engine.get_game(GAME)
     state = start({}, n=7)
     state["rest"] = []
     with pytest.raises(IllegalMove) as exc:
-        game.exchange(state, mv(0, "exchange"), [])  # type: ignore[attr-defined]
+        game.phases["exchange"].steps["exchange"].do(state, mv(0, "exchange"), [])
     assert exc.value.reason == "exchange_not_possible"
 
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from .cards import JOKER, RANKS, STANDARD_PACK, Card
+from ..cards import JOKER, RANKS, STANDARD_PACK, Card
 from .jewel_melds import (ALL_WILD, COMPULSORY, DRAWN_HAND_SIZE, FULL_HAND_PENALTY, HAND_SIZE, MARRIAGE_BONUS, PACKS,
                           SEQUENCE, SET, SUPER_SEQUENCE, SUPER_SEQUENCE_BONUS, SUPER_SET, SUPER_SET_BONUS, TRIPLES,
                           _JOKER_INDEX, _RUN3_STARTS, DealRules, _inside_one_run, _marriage_in, _readings,
-                          _runs_held, canonical_index, card_count, marriage_suit, sort_canonical)
+                          _runs_held, canonical_index, card_count, sort_canonical)
 
 
 # --- arrangements ---------------------------------------------------------------------------------------------

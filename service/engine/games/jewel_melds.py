@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from types import MappingProxyType
 
-from .cards import JOKER, RANKS, STANDARD_PACK, Card
+from ..cards import Card, JOKER, RANKS, STANDARD_PACK
 
 PACKS = 3
 JEWEL_PACK: tuple[Card, ...] = tuple(code for _ in range(PACKS) for code in (*STANDARD_PACK, JOKER, JOKER))
@@ -116,12 +116,11 @@ class DealRules:
     open_card: Card
     all_wild_groups: bool = True
 
+    jewels: tuple[Card, Card] = field(init=False, compare=False, repr=False)  # asked of every card: made once
+
     def __post_init__(self) -> None:
         _check_open_card(self.open_card)
-
-    @property
-    def jewels(self) -> tuple[Card, Card]:
-        return jewels_of(self.open_card)
+        object.__setattr__(self, "jewels", jewels_of(self.open_card))
 
     @property
     def marriage_suit(self) -> str:
