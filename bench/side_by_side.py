@@ -187,7 +187,8 @@ INFO = {name: {"floor": FLOOR_OF.get(name, name)} for name in (*FLOOR_OF, *FLOOR
 
 def compare(before: Tree, after: Tree) -> list[dict[str, Any]]:
     """For each endpoint and level: each tree's row (http_bench.summarise's, ratios to its floor and to the bare
-    echo) and the change of the ratio after over before, from the medians and round by round."""
+    echo) and the change of the ratio after over before, from the medians and round by round; and the change of
+    the ratio by the workers' CPU time per request, which what else the machine runs does not move as much."""
     rows = {t.side: {(row["endpoint"], row["connections"]): row
                      for row in http_bench.summarise(t.runs, t.floors, INFO)} for t in (before, after)}
     out = []
@@ -200,6 +201,7 @@ def compare(before: Tree, after: Tree) -> list[dict[str, Any]]:
                     "before": b, "after": a, "change_pct": change,
                     "change_pct_runs": [_pct(x, y) for x, y in zip(a["rps_ratio_runs"], b["rps_ratio_runs"])],
                     "change_pct_bare": _pct(a["rps_ratio_bare"], b["rps_ratio_bare"]),
+                    "change_pct_cpu": _pct(a["cpu_ratio"], b["cpu_ratio"]) if a["cpu_ratio"] and b["cpu_ratio"] else None,
                     "within_bound": change >= -BOUND_PCT})
     return out
 
@@ -213,7 +215,8 @@ def print_table(rows: list[dict[str, Any]], log: Callable[[str], None]) -> None:
         b, a = row["before"], row["after"]
         log(f"c={row['connections']:<3} {row['endpoint']:<13} x{b['rps_ratio']:.3f} -> x{a['rps_ratio']:.3f} of "
             f"{row['floor']:<13} {row['change_pct']:+.1f} % (rounds {row['change_pct_runs']}); over the bare echo "
-            f"x{b['rps_ratio_bare']} -> x{a['rps_ratio_bare']} ({row['change_pct_bare']:+.1f} %)  "
+            f"x{b['rps_ratio_bare']} -> x{a['rps_ratio_bare']} ({row['change_pct_bare']:+.1f} %); by CPU "
+            f"{row['change_pct_cpu']} %  "
             + ("within" if row["within_bound"] else "OUTSIDE") + f" {BOUND_PCT:g} %")
 
 
