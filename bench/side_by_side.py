@@ -114,7 +114,7 @@ def imports_of(tree: Tree) -> dict[str, Any]:
     files = {name: Path(path).resolve() for name, path in json.loads(proc.stdout.splitlines()[-1]).items()}
     stray = sorted(name for name, path in files.items() if not path.is_relative_to(tree.root.resolve()))
     if stray or "service" not in files or "bench" not in files:
-        raise RuntimeError(f"the {tree.side} tree's server would not run its own code: {stray or 'no service'}")
+        raise RuntimeError(f"the {tree.side} tree's server would not run its own code: {stray or 'no service or bench'}")
     return {"modules": len(files),
             "packages": {name: str(files[name].parent.relative_to(tree.root.resolve()))
                          for name in PACKAGES if name in files}}
