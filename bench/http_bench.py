@@ -60,10 +60,12 @@ def free_port() -> int:
 class Service:
     """gunicorn with deploy/gunicorn.conf.py on a free port of 127.0.0.1: the service with the in-app floors
     (bench/app.py, or the app BENCH_APP names, e.g. bench/stall_probe.py), or with ``app`` the bare Flask echo
-    (bench/bare_echo.py)."""
+    (bench/bare_echo.py). ``root`` is the source tree it serves (its config, service and bench; another
+    checkout for bench/side_by_side.py): the tree's packages come first on the workers' path."""
 
-    def __init__(self, workers: int, redis_url: str, workdir: Path, app: str = os.environ.get("BENCH_APP", "bench.app:create_app()")) -> None:
-        self.workers, self.redis_url, self.workdir, self.app = workers, redis_url, workdir, app
+    def __init__(self, workers: int, redis_url: str, workdir: Path, app: str = os.environ.get("BENCH_APP", "bench.app:create_app()"),
+                 root: Path = ROOT) -> None:
+        self.workers, self.redis_url, self.workdir, self.app, self.root = workers, redis_url, workdir, app, root
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -74,11 +76,11 @@ class Service:
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), WEB_CONCURRENCY=str(self.workers),
                    REDIS_URL=self.redis_url, PROMETHEUS_MULTIPROC_DIR=str(metrics),
                    SESSION_QUOTA="off",  # the bench creates hundreds of sessions from one address
-                   STATE_TAG_KEY=base64.urlsafe_b64encode(STATE_TAG_KEY).decode())
+                   STATE_TAG_KEY=base64.urlsafe_b64encode(STATE_TAG_KEY).decode(), PYTHONPATH=python_path(self.root))
         self.log = open(self.workdir / f"gunicorn-{self.port}.log", "wb")
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.proc = subprocess.Popen([str(gunicorn), "-c", "deploy/gunicorn.conf.py", self.app],
-                                     cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
+                                     cwd=self.root, env=env, stdout=self.log, stderr=self.log)
         try:
             self._wait_ready()
         except BaseException:
@@ -150,6 +152,13 @@ class Service:
         return {"workers": out, "master_rss_mib": round(_proc_kib(master, "status", "VmRSS") / 1024, 1),
                 "worker_rss_mib_max": max((w["rss_mib"] for w in out), default=0.0),
                 "worker_pss_mib_max": max((w["pss_mib"] for w in out), default=0.0)}
+
+
+def python_path(root: Path) -> str:
+    """PYTHONPATH for a server of the tree at ``root``: its own packages (the service and bench/, and the client
+    package the service imports) before the venv's editable installs, whichever checkout those point at."""
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join([str(root), str(root / "clients" / "python"), *inherited])
 
 
 def cpu_seconds(pid: int) -> float:
