@@ -94,10 +94,7 @@ def judge_move(game: str, payload: Any, c: StateCodec) -> dict[str, Any]:
             body=Body("LegalMovesRequest", contract.legal_moves_request),
             responses={"200": ok(ref("LegalMoves")), **contract.refusals("games.legal")})
 def legal(game: str) -> Response:
-    engine.get_game(game)
-    req = schemas.load(schemas.LEGAL, body())
-    state = codec().load(game, req["state"], req.get("state_tag"))
-    seat = _seat(state, req.get("seat"))
+    state, seat = _state_and_seat(game, schemas.LEGAL)
     legal = guarded(engine.legal_moves, state)
     return reply({"legal_moves": legal if seat is None else [m for m in legal if m["seat"] == seat],
                   "to_act": engine.seats_to_act(legal)})
@@ -108,10 +105,7 @@ def legal(game: str) -> Response:
             body=Body("ViewRequest", contract.view_request),
             responses={"200": ok(ref("SeatView")), **contract.refusals("games.view")})
 def view(game: str) -> Response:
-    engine.get_game(game)
-    req = schemas.load(schemas.VIEW, body())
-    state = codec().load(game, req["state"], req.get("state_tag"))
-    seat = _seat(state, req.get("seat"))
+    state, seat = _state_and_seat(game, schemas.VIEW)
     return reply({"view": guarded(engine.view, state, seat), "seat": seat})
 
 
@@ -158,6 +152,14 @@ def end_replayed(state: State, end: dict[str, Any], abortable: bool) -> State:
                                           f"{end['by']}.")
     new_state: State = guarded(engine.end_match, state, end["by"], end["seat"])
     return new_state
+
+
+def _state_and_seat(game: str, schema: Any) -> tuple[State, int | None]:
+    """A request that names a state and, optionally, a seat in it: the state checked, the seat in range."""
+    engine.get_game(game)
+    req = schemas.load(schema, body())
+    state = codec().load(game, req["state"], req.get("state_tag"))
+    return state, _seat(state, req.get("seat"))
 
 
 def _seat(state: State, seat: Any) -> int | None:
